@@ -1,0 +1,41 @@
+"""The ``ordauc`` command line: a typer app whose commands live in one module per area.
+
+User errors (:class:`ordauc.errors.UserError`) print one sentence on stderr, no traceback, and
+exit with code 2. Heavy imports happen inside the commands, so ``ordauc --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ordauc.errors import UserError
+
+app = typer.Typer(
+    name="ordauc",
+    help="Reproduce semi-supervised AUC optimisation and ordinal regression benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Reproduce semi-supervised AUC optimisation and ordinal regression benchmarks."""
+
+
+def _register() -> None:
+    # Each module adds its commands to `app` on import.
+    from ordauc.cli import data, experiment, report  # noqa: F401
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    _register()
+    try:
+        app(args=argv, prog_name="ordauc")
+    except UserError as exc:
+        print(f"ordauc: error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,37 @@
+"""Command `plot`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ordauc.cli import app
+
+
+@app.command()
+def plot(
+    directory: Annotated[Path, typer.Argument(
+        help="Results folder written by `ordauc run` (holds results.csv).", metavar="DIR",
+        show_default=False)],
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Folder for the figures (default: DIR/figures).", show_default=False)] = None,
+    n_labeled: Annotated[int | None, typer.Option(
+        "--n-labeled", help="Labeled size to plot (default: the most common one per dataset).",
+        show_default=False, min=0)] = None,
+    n_unlabeled: Annotated[int | None, typer.Option(
+        "--n-unlabeled", help="Unlabeled size of the AUC boxplots (default: the largest one "
+        "with a finished run per dataset).", show_default=False, min=0)] = None,
+    complete: Annotated[bool, typer.Option(
+        "--complete", help="Draw each AUC boxplot at the largest unlabeled size where every "
+        "solver finished all its runs, as in the papers.")] = False,
+) -> None:
+    """Figures from a results folder, PNG and PDF: AUC boxplots per dataset (and all datasets in
+    one figure) and training time against the number of unlabeled samples."""
+    from ordauc.report.plots import plot_results
+
+    written = plot_results(directory, out=out, n_labeled=n_labeled, n_unlabeled=n_unlabeled,
+                           complete=complete)
+    for path in written:
+        typer.echo(str(path))

@@ -1,0 +1,17 @@
+"""Exceptions that carry a one-sentence message for the user."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """Bad input: the message is one sentence naming what is wrong and what is allowed.
+
+    The command line prints it without a traceback and exits with a non-zero code.
+    """
+
+
+class ResourceLimitError(RuntimeError):
+    """A solver cannot run within its memory or time budget.
+
+    The experiment runner records the cell as ``skipped`` with this message, never as a result.
+    """

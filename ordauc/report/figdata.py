@@ -1,0 +1,231 @@
+"""The numbers each figure draws, as plain data, so that they can be checked without pixels.
+
+:func:`auc_panel` gives the AUC boxplot of one dataset at one (n_labeled, n_unlabeled) size;
+:func:`time_curves` gives the training time against n_unlabeled, with the sizes where a solver's
+runs did not finish (``skipped``, ``timeout``, ``error``) kept as failure marks, never dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ordauc.errors import UserError
+from ordauc.report.load import display_name, infer_task, solver_order
+
+
+@dataclass(frozen=True)
+class AucPanel:
+    """AUC over seeds per solver for one dataset and one sample size (one boxplot panel)."""
+
+    dataset: str
+    task: str
+    n_labeled: int
+    n_unlabeled: int
+    eval_set: str | None
+    solvers: list[str]
+    values: dict[str, np.ndarray]
+    notes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def metric_label(self) -> str:
+        """Y-axis label: ``ordinal AUC`` for ordinal tasks, else ``AUC``."""
+        return "ordinal AUC" if self.task == "ordinal" else "AUC"
+
+    def summary(self) -> pd.DataFrame:
+        """One row per solver: number of finished seeds, quartiles, mean, and the failure note."""
+        rows = []
+        for solver in self.solvers:
+            v = self.values[solver]
+            q1, med, q3 = np.quantile(v, [0.25, 0.5, 0.75]) if v.size else (np.nan,) * 3
+            rows.append({"solver": solver, "n_ok": int(v.size), "q1": q1, "median": med,
+                         "q3": q3, "mean": float(v.mean()) if v.size else np.nan,
+                         "note": self.notes.get(solver, "")})
+        return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class FailureMark:
+    """The size at which a solver's time curve breaks because some of its runs did not finish."""
+
+    solver: str
+    n_unlabeled: int
+    last_ok: int | None
+    status: str
+    reason: str
+    n_failed: int
+    n_runs: int
+
+    def note(self) -> str:
+        """Short legend text, e.g. ``SAMULT: skipped beyond 5000 (memory)``."""
+        where = f"beyond {self.last_ok}" if self.last_ok is not None else f"from {self.n_unlabeled}"
+        details = [self.reason] if self.reason else []
+        if self.n_failed < self.n_runs:
+            details.append(f"{self.n_failed}/{self.n_runs} runs")
+        more = f" ({'; '.join(details)})" if details else ""
+        return f"{display_name(self.solver)}: {self.status} {where}{more}"
+
+
+@dataclass(frozen=True)
+class TimeCurves:
+    """Training time per solver and n_unlabeled at a fixed n_labeled, with failure marks.
+
+    ``table`` has one row per (solver, n_unlabeled): ``n_runs``, ``n_ok``, ``n_failed``,
+    ``status`` (``ok`` or the most frequent failing status), ``mean``, ``std``, ``min``,
+    ``max`` of ``fit_time_s`` over the finished seeds, and ``drawn`` (every run finished, so
+    the point belongs to the line).
+    """
+
+    dataset: str
+    n_labeled: int
+    solvers: list[str]
+    table: pd.DataFrame
+    marks: list[FailureMark]
+
+    def first_failures(self) -> dict[str, FailureMark]:
+        """The first failure mark of each solver that has one."""
+        first: dict[str, FailureMark] = {}
+        for mark in self.marks:
+            first.setdefault(mark.solver, mark)
+        return first
+
+
+def datasets(results: pd.DataFrame) -> list[str]:
+    """Dataset names in the order they first appear in the results (the config's order)."""
+    return [str(d) for d in pd.unique(results["dataset"])]
+
+
+def common_n_labeled(rows: pd.DataFrame) -> int:
+    """The n_labeled with the most finished rows (ties: the larger), all rows if none finished."""
+    ok = rows[rows["status"] == "ok"]
+    counts = (ok if len(ok) else rows)["n_labeled"].value_counts()
+    best = counts.max()
+    return int(max(n for n, c in counts.items() if c == best))
+
+
+def _rows_of(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    rows = results[results["dataset"] == dataset]
+    if rows.empty:
+        raise UserError(f"dataset {dataset!r} is not in the results; "
+                        f"it holds {', '.join(datasets(results))}")
+    return rows
+
+
+def _all_finished(at_l: pd.DataFrame) -> set[int]:
+    """The n_unlabeled sizes where every solver has runs and all of them finished."""
+    solvers = set(at_l["solver"])
+    sizes = set()
+    for n_u, group in at_l.groupby("n_unlabeled"):
+        if set(group["solver"]) == solvers and (group["status"] == "ok").all():
+            sizes.add(int(n_u))
+    return sizes
+
+
+def _pick_size(rows: pd.DataFrame, dataset: str, n_labeled: int | None,
+               n_unlabeled: int | None, complete: bool = False) -> tuple[int, int]:
+    if n_labeled is None:
+        n_labeled = common_n_labeled(rows)
+    elif n_labeled not in set(rows["n_labeled"]):
+        sizes = ", ".join(str(n) for n in sorted(set(rows["n_labeled"])))
+        raise UserError(f"dataset {dataset!r} has no run with n_labeled={n_labeled}; "
+                        f"its sizes are {sizes}")
+    at_l = rows[rows["n_labeled"] == n_labeled]
+    if n_unlabeled is None:
+        finished = _all_finished(at_l) if complete else set()
+        ok = at_l[at_l["status"] == "ok"]
+        n_unlabeled = max(finished) if finished else int(
+            (ok if len(ok) else at_l)["n_unlabeled"].max())
+    elif n_unlabeled not in set(at_l["n_unlabeled"]):
+        sizes = ", ".join(str(n) for n in sorted(set(at_l["n_unlabeled"])))
+        raise UserError(f"dataset {dataset!r} has no run with n_unlabeled={n_unlabeled} at "
+                        f"n_labeled={n_labeled}; its sizes are {sizes}")
+    return int(n_labeled), int(n_unlabeled)
+
+
+def _failure_note(failed: pd.DataFrame) -> str:
+    counts = failed["status"].replace("", "no status").value_counts()
+    return ", ".join(f"{n} {s}" for s, n in counts.items())
+
+
+def auc_panel(results: pd.DataFrame, dataset: str, n_labeled: int | None = None,
+              n_unlabeled: int | None = None, complete: bool = False) -> AucPanel:
+    """The AUC boxplot data of ``dataset``.
+
+    By default at the most common n_labeled and the largest n_unlabeled with a finished run;
+    with ``complete``, at the largest n_unlabeled where every solver finished all its runs
+    (if there is one), the setting of the papers' boxplots.
+    Every solver of the dataset gets a slot; one without finished runs at that size keeps an
+    empty slot and a note (``3 skipped``, ``not run``), as does one whose runs partly failed.
+    """
+    rows = _rows_of(results, dataset)
+    n_l, n_u = _pick_size(rows, dataset, n_labeled, n_unlabeled, complete)
+    cell = rows[(rows["n_labeled"] == n_l) & (rows["n_unlabeled"] == n_u)]
+    solvers = solver_order(rows["solver"])
+    values: dict[str, np.ndarray] = {}
+    notes: dict[str, str] = {}
+    for solver in solvers:
+        mine = cell[cell["solver"] == solver]
+        ok = mine[mine["status"] == "ok"]
+        values[solver] = np.sort(ok["auc"].dropna().to_numpy(dtype=np.float64))
+        failed = mine[mine["status"] != "ok"]
+        if mine.empty:
+            notes[solver] = "not run"
+        elif len(failed):
+            notes[solver] = _failure_note(failed)
+        elif values[solver].size < len(ok):
+            notes[solver] = f"{len(ok) - values[solver].size} without AUC"
+    eval_sets = cell["eval_set"].dropna().astype(str).unique() if "eval_set" in cell else []
+    return AucPanel(dataset=dataset, task=infer_task(rows), n_labeled=n_l, n_unlabeled=n_u,
+                    eval_set=", ".join(sorted(eval_sets)) or None, solvers=solvers,
+                    values=values, notes=notes)
+
+
+def _size_row(group: pd.DataFrame) -> dict[str, object]:
+    ok = group[group["status"] == "ok"]
+    failed = group[group["status"] != "ok"]
+    times = ok["fit_time_s"].dropna().to_numpy(dtype=np.float64)
+    status = "ok" if failed.empty else str(failed["status"].replace("", "no status").mode()[0])
+    return {"n_runs": len(group), "n_ok": len(ok), "n_failed": len(failed), "status": status,
+            "mean": times.mean() if times.size else np.nan,
+            "std": times.std(ddof=1) if times.size > 1 else (0.0 if times.size else np.nan),
+            "min": times.min() if times.size else np.nan,
+            "max": times.max() if times.size else np.nan,
+            "drawn": bool(failed.empty and times.size)}
+
+
+def _reason(failed: pd.DataFrame) -> str:
+    return "memory" if failed["message"].str.contains("memory", case=False).any() else ""
+
+
+def time_curves(results: pd.DataFrame, dataset: str, n_labeled: int | None = None) -> TimeCurves:
+    """Training time of every solver of ``dataset`` against n_unlabeled at one n_labeled.
+
+    A size where any run of a solver did not finish is left out of its line; the first size of
+    each stretch of such sizes gets a :class:`FailureMark`, so the line visibly stops there.
+    """
+    rows = _rows_of(results, dataset)
+    n_l, _ = _pick_size(rows, dataset, n_labeled, None)
+    at_l = rows[rows["n_labeled"] == n_l]
+    solvers = solver_order(rows["solver"])
+    records, marks = [], []
+    for solver in solvers:
+        mine = at_l[at_l["solver"] == solver]
+        last_ok: int | None = None
+        previous_failed = False
+        for n_u, group in sorted(mine.groupby("n_unlabeled"), key=lambda item: item[0]):
+            record = {"solver": solver, "n_unlabeled": int(n_u), **_size_row(group)}
+            records.append(record)
+            if record["n_failed"] and not previous_failed:
+                failed = group[group["status"] != "ok"]
+                marks.append(FailureMark(solver=solver, n_unlabeled=int(n_u), last_ok=last_ok,
+                                         status=str(record["status"]), reason=_reason(failed),
+                                         n_failed=len(failed), n_runs=len(group)))
+            previous_failed = bool(record["n_failed"])
+            if record["drawn"]:
+                last_ok = int(n_u)
+    columns = ["solver", "n_unlabeled", "n_runs", "n_ok", "n_failed", "status", "mean", "std",
+               "min", "max", "drawn"]
+    return TimeCurves(dataset=dataset, n_labeled=n_l, solvers=solvers,
+                      table=pd.DataFrame.from_records(records, columns=columns), marks=marks)

@@ -1,0 +1,273 @@
+"""Figures of a results folder: AUC boxplots per dataset and training time against n_unlabeled.
+
+They follow the papers' figures: QSG-S2AUC Fig. 1 / QS3ORAO Fig. 2 (AUC over trials, one panel
+per dataset) and QSG-S2AUC Fig. 2 / QS3ORAO Fig. 1 (training time as the unlabeled set grows,
+lines stopping where a method ran out of memory or time). matplotlib is imported inside the
+functions so the command line starts fast, and figures are drawn on the Agg canvas without
+pyplot, so no global figure state is kept. Each file is written under a temporary name and then
+renamed, so a figure on disk is always complete.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ordauc.errors import UserError
+from ordauc.report.figdata import AucPanel, TimeCurves, auc_panel, datasets, time_curves
+from ordauc.report.load import display_name, load_results, solver_order
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+FIGURES_DIR = "figures"
+FORMATS = ("png", "pdf")
+DPI = 150
+
+# A method and its multi-class wrapper share a colour; the papers' own methods are red.
+_FAMILY_COLOURS = {
+    "qsg_s2auc": "#d62728", "qs3orao": "#d62728",
+    "samult": "#1f77b4", "m_samult": "#1f77b4",
+    "pnu_auc": "#2ca02c", "m_pnu_auc": "#2ca02c",
+    "svorex": "#9467bd",
+}
+_OTHER_COLOURS = ("#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+                  "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd")
+
+_RC = {
+    "font.size": 10, "axes.titlesize": 10.5, "axes.labelsize": 10, "xtick.labelsize": 9,
+    "ytick.labelsize": 9, "legend.fontsize": 8.5, "axes.grid": True, "grid.alpha": 0.35,
+    "grid.linestyle": ":", "axes.spines.top": False, "axes.spines.right": False,
+    "pdf.fonttype": 42,
+}
+
+
+def solver_colours(solvers: Iterable[str]) -> dict[str, str]:
+    """One colour per solver, the same in every figure drawn from one results table."""
+    colours: dict[str, str] = {}
+    spare = 0
+    for solver in solver_order(list(solvers)):
+        if solver in _FAMILY_COLOURS:
+            colours[solver] = _FAMILY_COLOURS[solver]
+        else:
+            colours[solver] = _OTHER_COLOURS[spare % len(_OTHER_COLOURS)]
+            spare += 1
+    return colours
+
+
+def _size(n: int) -> str:
+    """Compact sample size for axis ticks: 500, 2k, 1.5k, 100k."""
+    if n < 1000:
+        return str(n)
+    return f"{n / 1000:g}k"
+
+
+def _on(eval_set: str | None) -> str:
+    return f" on {eval_set} data" if eval_set else ""
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: str) -> None:
+    """Boxplot of AUC over seeds per solver, seeds as dots; failures named under the solver."""
+    from matplotlib.colors import to_rgba
+    from matplotlib.transforms import blended_transform_factory
+
+    positions = np.arange(1, len(panel.solvers) + 1)
+    filled = [(p, s) for p, s in zip(positions, panel.solvers, strict=True) if panel.values[s].size]
+    if filled:
+        parts = ax.boxplot([panel.values[s] for _, s in filled], positions=[p for p, _ in filled],
+                           widths=0.55, patch_artist=True, showfliers=False,
+                           medianprops={"color": "black", "linewidth": 1.6})
+        for i, (_, solver) in enumerate(filled):
+            colour = colours[solver]
+            parts["boxes"][i].set(facecolor=to_rgba(colour, 0.35), edgecolor=colour, linewidth=1.3)
+            for line in parts["whiskers"][2 * i:2 * i + 2] + parts["caps"][2 * i:2 * i + 2]:
+                line.set(color=colour, linewidth=1.3)
+    for position, solver in zip(positions, panel.solvers, strict=True):
+        v = panel.values[solver]
+        if v.size:
+            jitter = np.linspace(-0.13, 0.13, v.size) if v.size > 1 else np.zeros(1)
+            ax.scatter(position + jitter, v, s=9, color=colours[solver], alpha=0.8,
+                       linewidths=0, zorder=3)
+        else:
+            axes_y = blended_transform_factory(ax.transData, ax.transAxes)
+            ax.text(position, 0.5, "no finished run", transform=axes_y, rotation=90,
+                    ha="center", va="center", color="0.45", fontsize=8)
+    labels = [display_name(s) + (f"\n({panel.notes[s]})" if s in panel.notes else "")
+              for s in panel.solvers]
+    ax.set_xticks(positions, labels, rotation=30 if len(positions) > 3 else 0,
+                  ha="right" if len(positions) > 3 else "center")
+    ax.set_xlim(0.4, len(positions) + 0.6)
+    ax.grid(False, axis="x")
+    ax.set_ylabel(panel.metric_label)
+    ax.set_title(title)
+
+
+def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> None:
+    """Mean training time with a min-max band; an x where a solver's line stops."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import NullLocator
+    from matplotlib.transforms import blended_transform_factory
+
+    table = curves.table
+    handles: list[Line2D] = []
+    for solver in curves.solvers:
+        mine = table[table["solver"] == solver].sort_values("n_unlabeled")
+        if mine.empty:
+            continue
+        colour, drawn = colours[solver], mine["drawn"].to_numpy(dtype=bool)
+        x = mine["n_unlabeled"].to_numpy(dtype=np.float64)
+        (line,) = ax.plot(x, np.where(drawn, mine["mean"], np.nan), marker="o", markersize=4,
+                          linewidth=1.8, color=colour, label=display_name(solver))
+        ax.fill_between(x, np.where(drawn, mine["min"], np.nan),
+                        np.where(drawn, mine["max"], np.nan), color=colour, alpha=0.18,
+                        linewidth=0)
+        handles.append(line)
+    top = blended_transform_factory(ax.transData, ax.transAxes)
+    stacked: dict[int, int] = {}
+    for mark in curves.marks:
+        level = stacked[mark.n_unlabeled] = stacked.get(mark.n_unlabeled, -1) + 1
+        ax.plot([mark.n_unlabeled], [0.96 - 0.055 * level], transform=top, marker="x", markersize=9,
+                markeredgewidth=2.2, linestyle="none", color=colours[mark.solver], clip_on=False)
+    for mark in curves.first_failures().values():
+        handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=2,
+                              linestyle="none", color=colours[mark.solver], label=mark.note()))
+
+    sizes = np.sort(table["n_unlabeled"].unique()) if len(table) else np.array([])
+    if sizes.size and sizes[0] > 0 and sizes[-1] / sizes[0] >= 10:
+        ax.set_xscale("log")
+    if sizes.size and sizes.size <= 8:
+        ax.set_xticks(sizes, [_size(int(n)) for n in sizes])
+        ax.xaxis.set_minor_locator(NullLocator())
+    times = table.loc[table["drawn"].astype(bool), ["min", "mean"]].to_numpy(dtype=np.float64)
+    if (times > 0).any():
+        ax.set_yscale("log")
+        if stacked:  # headroom, so the marks along the top never sit on a line
+            low, high = ax.get_ylim()
+            room = 0.96 - 0.055 * max(stacked.values()) - 0.07
+            ax.set_ylim(low, low * (high / low) ** (1.0 / room))
+    else:
+        ax.set_yticks([])
+        ax.text(0.5, 0.5, "no finished run", transform=ax.transAxes, ha="center", color="0.45")
+    ax.set_xlabel("number of unlabeled samples")
+    ax.set_ylabel("training time (s)")
+    ax.set_title(f"{curves.dataset}: training time (n_labeled = {curves.n_labeled})")
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def _auc_title(panel: AucPanel, *, with_dataset: bool = True) -> str:
+    head = f"{panel.dataset}: " if with_dataset else ""
+    return (f"{head}{panel.metric_label}{_on(panel.eval_set)}\n"
+            f"n_labeled = {panel.n_labeled}, n_unlabeled = {panel.n_unlabeled}")
+
+
+def _auc_all(panels: list[AucPanel], colours: dict[str, str]) -> Figure:
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    widest = max(len(p.solvers) for p in panels)
+    fig = _new_figure(max(3.0, 0.75 * widest + 1.2) * ncols, 3.7 * nrows)
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax, panel in zip(axes[:len(panels)], panels, strict=True):
+        draw_auc_panel(ax, panel, colours,
+                       f"{panel.dataset}\nn_l = {panel.n_labeled}, n_u = {panel.n_unlabeled}")
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    eval_sets = {p.eval_set for p in panels}
+    if len(eval_sets) == 1:
+        fig.suptitle(f"AUC{_on(eval_sets.pop())} over seeds")
+    return fig
+
+
+def _stems(names: list[str]) -> dict[str, str]:
+    """File-name-safe stem per dataset, unique and never ``all`` (the combined figure)."""
+    used, stems = {"all"}, {}
+    for name in names:
+        base = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "dataset"
+        stem, i = base, 1
+        while stem in used:
+            i += 1
+            stem = f"{base}-{i}"
+        used.add(stem)
+        stems[name] = stem
+    return stems
+
+
+def _save(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
+    paths = []
+    for ext in FORMATS:
+        final, part = out_dir / f"{stem}.{ext}", out_dir / f".{stem}.{ext}.part"
+        try:
+            fig.savefig(part, format=ext, dpi=DPI)
+            os.replace(part, final)
+        finally:
+            part.unlink(missing_ok=True)
+        paths.append(final)
+    return paths
+
+
+def _prepare_out(out_dir: Path) -> bool:
+    """Create the output folder; True when it did not exist before."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"output {str(out_dir)!r} is a file; pass a folder for the figures")
+    created = not out_dir.exists()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the figures folder {str(out_dir)!r} "
+                        f"({exc.strerror or exc}); pass a writable --out folder") from None
+    return created
+
+
+def plot_results(directory: str | Path, out: str | Path | None = None,
+                 n_labeled: int | None = None, n_unlabeled: int | None = None,
+                 complete: bool = False) -> list[Path]:
+    """Draw every figure of a results folder; return the written files.
+
+    Per dataset ``auc_<dataset>`` (boxplot at ``n_labeled``/``n_unlabeled``, by default the most
+    common n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``) and
+    ``time_<dataset>``; ``auc_all`` puts the boxplots side by side. Everything is checked
+    before the output folder is touched.
+    """
+    import matplotlib
+
+    results = load_results(directory)
+    names = datasets(results)
+    panels = [auc_panel(results, d, n_labeled, n_unlabeled, complete) for d in names]
+    curves = [time_curves(results, d, n_labeled) for d in names]
+    colours = solver_colours(results["solver"])
+    stems = _stems(names)
+    out_dir = Path(out) if out is not None else Path(directory) / FIGURES_DIR
+    created = _prepare_out(out_dir)
+    written: list[Path] = []
+    try:
+        with matplotlib.rc_context(_RC):
+            for panel, curve in zip(panels, curves, strict=True):
+                fig = _new_figure(max(4.2, 0.9 * len(panel.solvers) + 1.6), 3.9)
+                draw_auc_panel(fig.add_subplot(), panel, colours, _auc_title(panel))
+                written += _save(fig, out_dir, f"auc_{stems[panel.dataset]}")
+                fig = _new_figure(7.6, 4.0)
+                draw_time_curves(fig.add_subplot(), curve, colours)
+                written += _save(fig, out_dir, f"time_{stems[curve.dataset]}")
+            written += _save(_auc_all(panels, colours), out_dir, "auc_all")
+    except OSError as exc:
+        raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
+                        "pass a writable --out folder") from None
+    finally:
+        if created and not any(out_dir.iterdir()):
+            out_dir.rmdir()
+    return written

@@ -1,0 +1,217 @@
+"""`ordauc plot`: figure files, the numbers they draw, failure marks, and bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordauc.cli import main
+from ordauc.report.figdata import auc_panel, time_curves
+from ordauc.report.load import display_name, infer_task, load_results
+from ordauc.report.plots import solver_colours
+
+SIZES = (1000, 2000, 5000)
+SEEDS = (0, 1, 2)
+ORDINAL = ("svorex", "m_samult", "qs3orao")
+BINARY = ("pnu_auc", "samult", "qsg_s2auc")
+
+
+def _row(dataset: str, solver: str, seed: int, n_u: int, rng: np.random.Generator) -> dict:
+    status, message = "ok", ""
+    if solver in ("samult", "m_samult") and n_u > 2000:
+        status, message = "skipped", "kernel matrix needs 12 GiB, over the memory limit"
+    if solver == "pnu_auc" and n_u == 5000 and seed == 0:
+        status, message = "timeout", "time limit 60 s"
+    ordinal = dataset == "ordi"
+    auc = float(rng.uniform(0.6, 0.9)) if status == "ok" else np.nan
+    return {
+        "key": f"{dataset}/{solver}/{seed}/{n_u}", "dataset": dataset, "solver": solver,
+        "seed": seed, "n_labeled": 500 if ordinal else 200, "n_unlabeled": n_u, "n_test": 300,
+        "eval_set": "unlabeled" if ordinal else "test", "status": status, "message": message,
+        "auc": auc, "c_index": auc - 0.02 if ordinal else auc, "mze": 0.4, "mae": 0.6,
+        "fit_time_s": float(rng.uniform(0.5, 2.0)) * n_u / 1000 if status == "ok" else np.nan,
+        "predict_time_s": 0.01, "cv_time_s": 0.0, "cv_score": np.nan, "p_lam": 1e-4,
+        "split_seed": 7, "solver_seed": 8, "ordauc_version": "0.1.0", "git_sha": "abc",
+        "python": "3.11", "numpy": "1.26", "platform": "linux",
+        "started_at": "2024-01-01T00:00:00",
+    }
+
+
+def _results(columns_first: bool = False) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = [_row(d, s, seed, n_u, rng)
+            for d, solvers in (("ordi", ORDINAL), ("bin", BINARY))
+            for s in solvers for seed in SEEDS for n_u in SIZES]
+    table = pd.DataFrame(rows)
+    # A reordered copy: readers must select columns by name.
+    return table[table.columns[::-1]] if columns_first else table
+
+
+@pytest.fixture()
+def results_dir(tmp_path: Path) -> Path:
+    _results(columns_first=True).to_csv(tmp_path / "results.csv", index=False)
+    return tmp_path
+
+
+def _run(argv: list[str]) -> int:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    return int(exit_info.value.code or 0)
+
+
+def test_plot_writes_every_figure_as_png_and_pdf(results_dir: Path, capsys) -> None:
+    assert _run(["plot", str(results_dir)]) == 0
+    printed = capsys.readouterr().out.split()
+    figures = results_dir / "figures"
+    expected = {f"{kind}_{name}.{ext}" for kind in ("auc", "time") for name in ("ordi", "bin")
+                for ext in ("png", "pdf")} | {"auc_all.png", "auc_all.pdf"}
+    assert {p.name for p in figures.iterdir()} == expected  # no temporary files left
+    assert sorted(printed) == sorted(str(figures / name) for name in expected)
+    for path in figures.iterdir():
+        head = path.read_bytes()[:8]
+        assert head == b"\x89PNG\r\n\x1a\n" if path.suffix == ".png" else head[:5] == b"%PDF-"
+        assert path.stat().st_size > 5000
+
+
+def test_out_option_replaces_old_figures(tmp_path: Path, capsys) -> None:
+    directory, out = tmp_path / "res", tmp_path / "elsewhere"
+    directory.mkdir()
+    out.mkdir()
+    results = _results()
+    results[results["dataset"] == "bin"].to_csv(directory / "results.csv", index=False)
+    (out / "auc_bin.png").write_bytes(b"old")
+    assert _run(["plot", str(directory), "--out", str(out), "--n-unlabeled", "1000"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        f"{stem}.{ext}" for stem in ("auc_bin", "time_bin", "auc_all") for ext in ("png", "pdf"))
+    assert (out / "auc_bin.png").read_bytes()[:4] == b"\x89PNG"
+    assert not (directory / "figures").exists()
+
+
+def test_auc_panel_draws_the_seeds_of_the_largest_size() -> None:
+    results = _results()
+    panel = auc_panel(results, "ordi")
+    assert (panel.n_labeled, panel.n_unlabeled) == (500, 5000)
+    assert panel.task == "ordinal" and panel.metric_label == "ordinal AUC"
+    assert panel.eval_set == "unlabeled"
+    assert panel.solvers == ["svorex", "m_samult", "qs3orao"]  # the paper's method last
+    cell = results[(results["dataset"] == "ordi") & (results["n_unlabeled"] == 5000)
+                   & (results["status"] == "ok")]
+    for solver in ("svorex", "qs3orao"):
+        expected = np.sort(cell.loc[cell["solver"] == solver, "auc"].to_numpy())
+        np.testing.assert_allclose(panel.values[solver], expected)
+    summary = panel.summary().set_index("solver")
+    medians = cell.groupby("solver")["auc"].median()
+    np.testing.assert_allclose(summary.loc["qs3orao", "median"], medians["qs3orao"])
+    assert summary.loc["qs3orao", "n_ok"] == len(SEEDS)
+    # The skipped solver keeps its slot, empty, with the reason under its name.
+    assert panel.values["m_samult"].size == 0
+    assert panel.notes["m_samult"] == "3 skipped"
+
+
+def test_auc_panel_sizes_on_request() -> None:
+    results = _results()
+    binary = auc_panel(results, "bin")
+    assert binary.task == "binary" and binary.metric_label == "AUC"
+    assert binary.notes == {"samult": "3 skipped", "pnu_auc": "1 timeout"}
+    assert binary.values["pnu_auc"].size == 2
+    complete = auc_panel(results, "bin", complete=True)
+    assert complete.n_unlabeled == 2000 and complete.notes == {}
+    chosen = auc_panel(results, "bin", n_unlabeled=1000)
+    one_k = results[(results["dataset"] == "bin") & (results["n_unlabeled"] == 1000)]
+    np.testing.assert_allclose(chosen.values["samult"],
+                               np.sort(one_k.loc[one_k["solver"] == "samult", "auc"]))
+
+
+def test_time_curves_stop_where_runs_fail() -> None:
+    results = _results()
+    curves = time_curves(results, "bin")
+    table = curves.table.set_index(["solver", "n_unlabeled"])
+    ok = results[(results["dataset"] == "bin") & (results["status"] == "ok")]
+    stats = ok.groupby(["solver", "n_unlabeled"])["fit_time_s"].agg(["mean", "min", "max"])
+    for key, row in stats.iterrows():
+        np.testing.assert_allclose(table.loc[key, ["mean", "min", "max"]].to_numpy(dtype=float),
+                                   row.to_numpy(dtype=float))
+    assert not table.loc[("samult", 5000), "drawn"] and table.loc[("samult", 2000), "drawn"]
+    assert not table.loc[("pnu_auc", 5000), "drawn"]  # 2 of 3 finished: not a line point
+    assert table.loc[("qsg_s2auc", 5000), "drawn"]
+    marks = curves.first_failures()
+    assert set(marks) == {"samult", "pnu_auc"}
+    assert (marks["samult"].n_unlabeled, marks["samult"].last_ok) == (5000, 2000)
+    assert marks["samult"].note() == "SAMULT: skipped beyond 2000 (memory)"
+    assert marks["pnu_auc"].note() == "PNU-AUC: timeout beyond 2000 (1/3 runs)"
+
+
+def test_failure_from_the_first_size_is_marked() -> None:
+    results = _results()
+    results.loc[results["solver"] == "m_samult", "status"] = "error"
+    results.loc[results["solver"] == "m_samult", "message"] = "singular matrix"
+    marks = time_curves(results, "ordi").marks
+    assert [(m.solver, m.n_unlabeled, m.last_ok) for m in marks] == [("m_samult", 1000, None)]
+    assert marks[0].note() == "M-SAMULT: error from 1000"
+
+
+def test_task_inference_and_names() -> None:
+    rows = pd.DataFrame({"solver": ["foo"], "auc": [0.8], "c_index": [0.8]})
+    assert infer_task(rows) == "binary"
+    assert infer_task(rows.assign(c_index=0.7)) == "ordinal"
+    assert infer_task(rows.assign(task="ordinal")) == "ordinal"
+    assert infer_task(rows.assign(solver="qs3orao", c_index=np.nan)) == "ordinal"
+    assert display_name("m_pnu_auc") == "M-PNU-AUC" and display_name("my_solver") == "my_solver"
+    colours = solver_colours(["qsg_s2auc", "samult", "pnu_auc", "x", "y"])
+    assert colours["qsg_s2auc"] == solver_colours(["qs3orao"])["qs3orao"]
+    assert len(set(colours.values())) == 5
+
+
+def _bad(tmp_path: Path, case: str) -> Path:
+    directory = tmp_path / "res"
+    if case == "missing folder":
+        return directory
+    directory.mkdir()
+    table = _results()
+    if case == "no ok rows":
+        table["status"] = "skipped"
+    elif case == "missing column":
+        table = table.drop(columns=["fit_time_s"])
+    elif case == "bad size":
+        table["n_unlabeled"] = table["n_unlabeled"].astype(object)
+        table.loc[3, "n_unlabeled"] = "lots"
+    elif case == "empty file":
+        (directory / "results.csv").write_text("")
+        return directory
+    if case != "no results.csv":
+        table.to_csv(directory / "results.csv", index=False)
+    return directory
+
+
+@pytest.mark.parametrize("case", ["missing folder", "no results.csv", "no ok rows",
+                                  "missing column", "bad size", "empty file"])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, case: str, capsys) -> None:
+    directory = _bad(tmp_path, case)
+    assert _run(["plot", str(directory)]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ordauc: error: ")
+    assert not (directory / "figures").exists()
+
+
+def test_unknown_size_is_refused(results_dir: Path, capsys) -> None:
+    assert _run(["plot", str(results_dir), "--n-unlabeled", "123"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "n_unlabeled=123" in err[0] and "1000, 2000, 5000" in err[0]
+    assert not (results_dir / "figures").exists()
+
+
+def test_cli_module_does_not_import_matplotlib() -> None:
+    code = "import sys, ordauc.cli.report; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_load_selects_columns_by_name(results_dir: Path) -> None:
+    table = load_results(results_dir)
+    assert table["n_unlabeled"].dtype == np.int64
+    assert set(table["status"]) == {"ok", "skipped", "timeout"}
