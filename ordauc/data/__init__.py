@@ -51,7 +51,7 @@ def dataset_params(name: str) -> list[str]:
     if name in BUILTIN:
         return list(inspect.signature(BUILTIN[name][0]).parameters)
     task_of(name)  # raises for unknown names
-    return []
+    return list(_catalog()[name].params)
 
 
 def load(name: str, data_dir: str | os.PathLike[str] | None = None, **params: Any) -> Dataset:
@@ -72,4 +72,4 @@ def load(name: str, data_dir: str | os.PathLike[str] | None = None, **params: An
             raise UserError(f"dataset {name!r}: {exc}") from None
     from ordauc.data.store import load_prepared
 
-    return load_prepared(name, resolve_data_dir(data_dir))
+    return load_prepared(name, resolve_data_dir(data_dir), **params)

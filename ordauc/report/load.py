@@ -126,9 +126,11 @@ def _clean(table: pd.DataFrame, path: Path) -> pd.DataFrame:
     table = table.copy()
     table["dataset"] = table["dataset"].astype(str)
     table["solver"] = table["solver"].astype(str)
-    table["status"] = table["status"].fillna("").astype(str).str.strip().str.lower()
+    table["status"] = (table["status"].astype(object).fillna("").astype(str)
+                       .str.strip().str.lower())
     if "message" in table.columns:
-        table["message"] = table["message"].fillna("").astype(str)
+        # object dtype first: an all-empty column reads as float and fillna("") would upcast
+        table["message"] = table["message"].astype(object).fillna("").astype(str)
     else:
         table["message"] = ""
     for column in ("n_labeled", "n_unlabeled"):

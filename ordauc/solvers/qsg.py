@@ -125,16 +125,19 @@ class _QSGBase(BaseEstimator):
         w_pn, w_u = gammas / (k - 1), (1.0 - gammas) / (k - 1)
         # With gamma_j = 1 for all j (or no unlabeled rows) U plays no part: draw no U batch.
         supervised = bool(np.all(w_u == 0.0)) or labels.unlabeled.size == 0
-        X_l = np.ascontiguousarray(X[labels.labeled])
-        n_l = X_l.shape[0]
+        n_l = labels.labeled.size
+        # Rows that meet the new block each iteration: the labeled set, then the U batch.
+        X_new = np.empty((n_l + (0 if supervised else b), X.shape[1]), dtype=np.float32)
+        X_new[:n_l] = X[labels.labeled]
+        X_u = X_new[n_l:]
         P = [np.flatnonzero(labels.z > j) for j in range(1, k)]
         N = [np.flatnonzero(labels.z <= j) for j in range(1, k)]
         rng = np.random.default_rng([self.seed_, 0])
         coef = np.zeros((T, blocks.width), dtype=np.float64)
         f_l = np.zeros(n_l, dtype=np.float64)
+        f_u = np.empty(X_u.shape[0], dtype=np.float64)
         scale = 1.0
         beta = np.zeros(X.shape[0], dtype=np.float64) if self.track_kernel else None
-        f_u = np.empty(b, dtype=np.float64)
         for t in range(1, T + 1):
             draws = [(P[j][rng.integers(0, P[j].size, b)], N[j][rng.integers(0, N[j].size, b)])
                      for j in range(k - 1)]
@@ -142,14 +145,12 @@ class _QSGBase(BaseEstimator):
                 u_rows = np.empty(0, dtype=np.int64)
             else:
                 u_rows = labels.unlabeled[rng.integers(0, labels.unlabeled.size, b)]
-            X_u = X[u_rows]
-            blocks.evaluate(X_u, coef, scale, n_blocks=t - 1, out=f_u[: u_rows.size])
-            c_l, c_u = pair_coefficients(f_l, f_u[: u_rows.size], draws, w_pn, w_u, n_l)
-            F_l = blocks.features(X_l, t - 1)
-            F_u = blocks.features(X_u, t - 1)
+                np.take(X, u_rows, axis=0, out=X_u)
+            blocks.evaluate(X_u, coef, scale, n_blocks=t - 1, out=f_u)
+            c_l, c_u = pair_coefficients(f_l, f_u, draws, w_pn, w_u, n_l)
+            F = blocks.features(X_new, t - 1).astype(np.float64)
             eta = step_size(t, self.step, self.theta_, self.t0_, self.theta_decay)
-            alpha = -eta * blocks.norm * (F_l.T.astype(np.float64) @ c_l
-                                          + F_u.T.astype(np.float64) @ c_u)
+            alpha = (-eta * blocks.norm) * (F.T @ np.concatenate([c_l, c_u]))
             rho = 1.0 - eta * self.lam
             if t > 1:
                 scale *= rho
@@ -159,7 +160,7 @@ class _QSGBase(BaseEstimator):
                         beta *= scale
                     scale = 1.0
             coef[t - 1] = alpha / scale
-            f_l = rho * f_l + blocks.norm * (F_l.astype(np.float64) @ alpha)
+            f_l = rho * f_l + blocks.norm * (F[:n_l] @ alpha)
             if beta is not None:
                 beta[labels.labeled] -= eta * c_l / scale
                 np.add.at(beta, u_rows, -eta * c_u / scale)

@@ -14,14 +14,12 @@ import numpy as np
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers.objective import gamma_vector
 from ordauc.solvers.qsg import resolve_steps, step_size
+from ordauc.solvers.random_features import draw_block
 
 
 def _block(seed: int, i: int, m: int, d: int, sigma: float) -> np.ndarray:
     """Frequencies of block i as float64 (the float32 draws of the fast engine, widened)."""
-    rng = np.random.default_rng([seed, 1, int(i)])
-    W = rng.standard_normal((m, d), dtype=np.float32)
-    W *= np.float32(np.sqrt(2.0 * sigma))
-    return W.astype(np.float64)
+    return draw_block(seed, i, m, d, sigma)[0].astype(np.float64)
 
 
 def _phi(X: np.ndarray, W: np.ndarray) -> np.ndarray:
