@@ -267,6 +267,11 @@ def _solver(label: str, entry: Any) -> SolverSpec:
             raise UserError(f"solvers.{label}: random_state cannot be set, it is derived from "
                             "the cell's seed")
     solvers.get(str(name), **params, **{k: v[0] for k, v in grid.items()})  # names the bad key
+    for key, value in params.items():
+        solvers.check_value(str(name), key, value)
+    for key, values in grid.items():
+        for value in values:
+            solvers.check_value(str(name), key, value)
     return SolverSpec(label=label, name=str(name), params=params, grid=grid)
 
 

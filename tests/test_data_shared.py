@@ -93,6 +93,26 @@ def test_chu_boston_archive_fetch_matches_files(mirror, tmp_path):
     np.testing.assert_array_equal(p.y, file[:, -1])
 
 
+@pytest.mark.parametrize("name, folder, shape", [
+    ("pyrimidines", "pyrimidines", (74, 27)), ("machinecpu", "machinecpu", (209, 6)),
+    ("abalone", "abalone", (4177, 10))])
+def test_chu_archives_with_comma_and_space_raw_files(mirror, tmp_path, name, folder, shape):
+    root = shared_or_skip("chuwei-ordinal-bb515-probit", "probit", "data")
+    from ordauc.data.catalog import CATALOG
+
+    members = {f"{folder}/{p.relative_to(root / folder)}": p.read_bytes()
+               for p in (root / folder).rglob("*") if p.is_file()}
+    archive = CATALOG[name].sources["archive"].filename
+    (mirror.root / archive).write_bytes(makers.zip_bytes(members))
+    fetch_ok(mirror, tmp_path / "d", name)
+    ds = data.load(name, tmp_path / "d")
+    assert ds.X.shape == shape and ds.n_classes == 5
+    p = data.load(name, tmp_path / "d", partition=20, n_bins=10)
+    n_train, n_test = CATALOG[name].options["split"]
+    assert p.X.shape == (n_train, shape[1]) and p.X_test.shape == (n_test, shape[1])
+    assert set(np.unique(p.y)) <= set(range(1, 11))
+
+
 def test_survey_partitions_from_orca_example_data(mirror, tmp_path):
     base = shared_or_skip("orca", "exampledata", "30-holdout", "tae", "matlab")
     members = {f"datasets-orreview/ordinal-regression/tae/matlab/{p.name}": p.read_bytes()

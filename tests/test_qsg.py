@@ -151,3 +151,17 @@ def test_estimators_clone_with_their_parameters():
     twin = clone(model)
     assert twin.get_params() == model.get_params()
     assert twin.set_params(lam=2.0).lam == 2.0
+
+
+def test_registry_checks_parameter_kinds():
+    from ordauc import solvers
+    from ordauc.errors import UserError
+
+    solvers.check_value("qs3orao", "gamma", [0.1, 0.2, 0.3, 0.4])  # one gamma_j per subproblem
+    solvers.check_value("qs3orao", "theta", None)
+    solvers.check_value("qsg_s2auc", "step", "dsg")
+    for key, value, says in [("lam", "fast", "a number"), ("step", "fast", "inverse, dsg"),
+                             ("track_kernel", 1, "true or false"), ("lam", [1, 2], "a number"),
+                             ("feature_map", "rbf", "cos_sin, cos_phase")]:
+        with pytest.raises(UserError, match=says):
+            solvers.check_value("qsg_s2auc", key, value)

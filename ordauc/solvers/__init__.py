@@ -53,6 +53,40 @@ def info(name: str) -> SolverInfo:
                       defaults=cls().get_params(deep=False), summary=doc[0] if doc else "")
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_value(name: str, key: str, value: Any) -> None:
+    """Refuse a parameter value of the wrong kind, with one sentence naming what is allowed.
+
+    The kind comes from the default: numbers for numeric defaults (or None where the default is
+    None), strings from the class's ``param_choices`` where it lists them, booleans for flags;
+    a list of numbers only for parameters the class names in ``list_params`` (e.g. gamma_j).
+    """
+    cls = _class(name)
+    defaults = cls().get_params(deep=False)
+    if key not in defaults:
+        raise UserError(f"solver {name!r} has no parameter {key!r}; "
+                        f"allowed: {', '.join(sorted(defaults))}")
+    default = defaults[key]
+    choices = getattr(cls, "param_choices", {}).get(key)
+    if isinstance(default, bool):
+        ok, allowed = isinstance(value, bool), "true or false"
+    elif choices is not None:
+        ok, allowed = value in choices, "one of " + ", ".join(map(str, choices))
+    elif _is_number(default) or default is None:
+        listed = key in getattr(cls, "list_params", ())
+        ok = (_is_number(value) or (default is None and value is None)
+              or (listed and isinstance(value, list) and all(map(_is_number, value))))
+        allowed = "a number" + (" or a list of numbers" if listed else "")
+        allowed += " or null" if default is None else ""
+    else:
+        ok, allowed = isinstance(value, type(default)), f"a {type(default).__name__}"
+    if not ok:
+        raise UserError(f"solver {name!r} parameter {key!r} must be {allowed}, got {value!r}")
+
+
 def get(name: str, **params: Any) -> Any:
     """An unfitted estimator ``name``; unknown parameters raise :class:`UserError`."""
     cls = _class(name)

@@ -95,6 +95,7 @@ class SAMULT(BaseEstimator):
     """SAMULT: exact kernel semi-supervised AUC optimisation (Xie & Li 2018), one ranking f."""
 
     tasks = ("binary", "ordinal")
+    list_params = ("gamma",)
 
     def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float | list[float] = 0.5,
                  max_memory_gb: float = 16.0, random_state: int | None = None) -> None:
@@ -141,6 +142,7 @@ class MSAMULT(BaseEstimator):
     """M-SAMULT: k-1 binary SAMULT models, one per ordinal subproblem (AAAI 2020 baseline)."""
 
     tasks = ("ordinal",)
+    list_params = ("gamma",)
 
     def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float | list[float] = 0.5,
                  max_memory_gb: float = 16.0, random_state: int | None = None) -> None:

@@ -75,6 +75,8 @@ class _QSGBase(BaseEstimator):
 
     tasks: tuple[str, ...] = ()
     _task = "ordinal"
+    list_params = ("gamma",)  # one gamma_j per subproblem is allowed
+    param_choices = {"step": STEP_RULES, "feature_map": ("cos_sin", "cos_phase")}
 
     def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float | list[float] = 0.5,
                  n_iter: int = 1000, batch_size: int = 64, block_size: int = 64,

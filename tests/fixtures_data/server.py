@@ -24,7 +24,8 @@ class MirrorServer:
         handler = self._handler()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever,
+                                       kwargs={"poll_interval": 0.05}, daemon=True)
         # Bounded: whatever happens in a test, the server goes away after `lifetime` seconds.
         self.watchdog = threading.Timer(lifetime, self.stop)
         self.watchdog.daemon = True
