@@ -48,6 +48,19 @@ def test_schedule_whose_shrink_factor_hits_zero_matches_reference():
                                atol=1e-5 * np.abs(f_ref).max())
 
 
+def test_folding_a_tiny_shrink_factor_matches_reference():
+    # eta * lam = 0.95 at every step: the global scale falls by 20x per iteration, below the
+    # fold threshold within 16 iterations, so the coefficients are folded (and repacked) twice.
+    ds, y = _semi("synthetic_ordinal", 300, 60)
+    kw = dict(lam=0.5, sigma=1.0, gamma=0.5, n_iter=40, batch_size=8, block_size=8,
+              random_state=6, step="dsg", theta=1.9, theta_decay=0.0)
+    fast = QS3ORAO(**kw).fit(ds.X, y)
+    assert fast.scale_ > 1e-20  # folded: 0.05^39 would be ~1e-51
+    f_ref = ref.predict(ds.X, ref.fit(ds.X, y, binary=False, **kw), 6, 8, 1.0)
+    np.testing.assert_allclose(fast.decision_function(ds.X), f_ref,
+                               atol=1e-5 * np.abs(f_ref).max())
+
+
 @pytest.mark.parametrize(("name", "cls", "binary"), CASES)
 def test_approaches_samult_on_the_same_objective(name, cls, binary):
     ds, y = _semi(name, 400, 60)

@@ -43,12 +43,15 @@ from sklearn.base import BaseEstimator
 
 from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers.objective import gamma_vector
-from ordauc.solvers.random_features import FeatureBlocks
+from ordauc.solvers.random_features import FeatureBlocks, PackedCoef
 from ordauc.solvers.thresholds import assign_labels, fit_thresholds
 
 STEP_RULES = ("inverse", "dsg")
 _MAX_FIRST_STEP = 0.25  # 2 / (curvature bound 8 of the squared pairwise risks)
-_FOLD_BELOW = 1e-100  # fold the global scale into the coefficients before it underflows
+# Fold the global scale into the coefficients when it gets this small: coef/scale must stay
+# far inside the float32 range of the packed copy (a fold costs one pass over the coefficients,
+# and with eta_t ~ 1/t the scale only decays polynomially, so folds are rare).
+_FOLD_BELOW = 1e-20
 
 
 def resolve_steps(step: str, lam: float, theta: float | None, t0: float | None,
@@ -132,40 +135,52 @@ class _QSGBase(BaseEstimator):
         X_new = np.empty((n_l + (0 if supervised else b), X.shape[1]), dtype=np.float32)
         X_new[:n_l] = X[labels.labeled]
         X_u = X_new[n_l:]
-        P = [np.flatnonzero(labels.z > j) for j in range(1, k)]
-        N = [np.flatnonzero(labels.z <= j) for j in range(1, k)]
+        # One index draw per iteration for all batches: rows P_1, N_1, ..., P_{k-1}, N_{k-1}, U.
+        pools = [np.flatnonzero(labels.z > j) for j in range(1, k)]
+        pools = [pool for j, P_j in enumerate(pools, 1)
+                 for pool in (P_j, np.flatnonzero(labels.z <= j))]
+        if not supervised:
+            pools.append(labels.unlabeled)
+        highs = np.array([pool.size for pool in pools])[:, None]
         rng = np.random.default_rng([self.seed_, 0])
         coef = np.zeros((T, blocks.width), dtype=np.float64)
+        packed = PackedCoef(T, blocks.m, blocks.phase)  # float32 copy that evaluate reads
         f_l = np.zeros(n_l, dtype=np.float64)
         f_u = np.empty(X_u.shape[0], dtype=np.float64)
+        F32 = np.empty((X_new.shape[0], blocks.width), dtype=np.float32)
+        F = np.empty((X_new.shape[0], blocks.width), dtype=np.float64)
+        c = np.empty(X_new.shape[0], dtype=np.float64)
         scale = 1.0
         beta = np.zeros(X.shape[0], dtype=np.float64) if self.track_kernel else None
+        u_rows = np.empty(0, dtype=np.int64)
         for t in range(1, T + 1):
-            draws = [(P[j][rng.integers(0, P[j].size, b)], N[j][rng.integers(0, N[j].size, b)])
+            pos = rng.integers(0, highs, (len(pools), b))
+            draws = [(pools[2 * j][pos[2 * j]], pools[2 * j + 1][pos[2 * j + 1]])
                      for j in range(k - 1)]
-            if supervised:
-                u_rows = np.empty(0, dtype=np.int64)
-            else:
-                u_rows = labels.unlabeled[rng.integers(0, labels.unlabeled.size, b)]
+            if not supervised:
+                u_rows = pools[-1][pos[-1]]
                 np.take(X, u_rows, axis=0, out=X_u)
-            blocks.evaluate(X_u, coef, scale, n_blocks=t - 1, out=f_u)
-            c_l, c_u = pair_coefficients(f_l, f_u, draws, w_pn, w_u, n_l)
-            F = blocks.features(X_new, t - 1).astype(np.float64)
+                blocks.evaluate(X_u, packed, scale, n_blocks=t - 1, out=f_u)
+            pair_coefficients(f_l, f_u, draws, w_pn, w_u, out=c)
+            np.copyto(F, blocks.features(X_new, t - 1, out=F32))
             eta = step_size(t, self.step, self.theta_, self.t0_, self.theta_decay)
-            alpha = (-eta * blocks.norm) * (F.T @ np.concatenate([c_l, c_u]))
+            alpha = (-eta * blocks.norm) * (c @ F)
             rho = 1.0 - eta * self.lam
             if t > 1:
                 scale *= rho
                 if abs(scale) < _FOLD_BELOW:  # includes rho == 0: old terms vanish exactly
                     coef[: t - 1] *= scale
+                    packed.load(coef[: t - 1])
                     if beta is not None:
                         beta *= scale
                     scale = 1.0
             coef[t - 1] = alpha / scale
-            f_l = rho * f_l + blocks.norm * (F[:n_l] @ alpha)
+            packed.load(coef[t - 1: t], start=t - 1)
+            f_l *= rho
+            f_l += blocks.norm * (F[:n_l] @ alpha)
             if beta is not None:
-                beta[labels.labeled] -= eta * c_l / scale
-                np.add.at(beta, u_rows, -eta * c_u / scale)
+                beta[labels.labeled] -= eta * c[:n_l] / scale
+                np.add.at(beta, u_rows, -eta * c[n_l:] / scale)
         self.coef_ = coef
         self.scale_ = scale
         self.n_iter_ = T
@@ -185,32 +200,47 @@ class _QSGBase(BaseEstimator):
 
 def pair_coefficients(f_l: np.ndarray, f_u: np.ndarray,
                       draws: list[tuple[np.ndarray, np.ndarray]], w_pn: np.ndarray,
-                      w_u: np.ndarray, n_l: int) -> tuple[np.ndarray, np.ndarray]:
+                      w_u: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Weights of the sampled points in the stochastic functional gradient (AAAI Eq. 10).
 
     For batches A, B the mean over all pairs of the derivatives of (1 - f_a + f_b)^2 splits into
     per-point terms, d/df_a = -2 (1 - f_a + mean f_B) / |A| and d/df_b = 2 (1 - mean f_A + f_b)
     / |B|, so the pair average costs O(|A| + |B|). Subproblem j weighs its PN pairs by
     ``w_pn[j] = gamma_j/(k-1)`` and its PU and UN pairs by ``w_u[j] = (1-gamma_j)/(k-1)``.
-    Returns the weights on every labeled point (n_l,) and on each point of the unlabeled batch.
+    Returns the weights of every labeled point then of each point of the unlabeled batch,
+    (n_l + |U batch|,), written into ``out`` when given.
     """
-    idx, w = [], []
-    c_u = np.zeros(f_u.size, dtype=np.float64)
+    n_l = f_l.size
+    c = np.zeros(n_l + f_u.size, dtype=np.float64) if out is None else out
+    c[:] = 0.0
+    c_l = c[:n_l]
     has_u = f_u.size > 0
-    mu = f_u.mean() if has_u else 0.0
+    mu = _mean(f_u) if has_u else 0.0
+    u_mean_sum = 0.0  # sum_j h_j (mean f_P_j + mean f_N_j), for the weights of U
     for (p, n), g, h in zip(draws, w_pn, w_u, strict=True):
+        h = h if has_u else 0.0
         fp, fn = f_l[p], f_l[n]
-        mp, mn = fp.mean(), fn.mean()
-        wp = -2.0 * g / p.size * (1.0 - fp + mn)  # l1: PN pairs, on phi(x_p)
-        wn = 2.0 * g / n.size * (1.0 - mp + fn)  # l2: PN pairs, on phi(x_n)
-        if has_u and h > 0.0:
-            wp = wp - 2.0 * h / p.size * (1.0 - fp + mu)  # l3: PU pairs, on phi(x_p)
-            c_u += 2.0 * h / f_u.size * (1.0 - mp + f_u)  # l4: PU pairs, on phi(x_u)
-            c_u -= 2.0 * h / f_u.size * (1.0 - f_u + mn)  # l5: UN pairs, on phi(x_u)
-            wn = wn + 2.0 * h / n.size * (1.0 - mu + fn)  # l6: UN pairs, on phi(x_n)
-        idx += [p, n]
-        w += [wp, wn]
-    return np.bincount(np.concatenate(idx), np.concatenate(w), minlength=n_l), c_u
+        mp, mn = _mean(fp), _mean(fn)
+        # On phi(x_p): l1 (PN pairs) -2g/|P| (1 - f_p + mean f_N), l3 (PU pairs)
+        # -2h/|P| (1 - f_p + mean f_U); on phi(x_n): l2 (PN) 2g/|N| (1 - mean f_P + f_n),
+        # l6 (UN) 2h/|N| (1 - mean f_U + f_n); both affine in f, summed here.
+        wp = fp * (2.0 * (g + h) / p.size)
+        wp -= 2.0 * ((g + h) + g * mn + h * mu) / p.size
+        wn = fn * (2.0 * (g + h) / n.size)
+        wn += 2.0 * ((g + h) - g * mp - h * mu) / n.size
+        np.add.at(c_l, p, wp)  # a point drawn twice counts twice (draws with replacement)
+        np.add.at(c_l, n, wn)
+        u_mean_sum += h * (mp + mn)
+    if has_u:
+        # On phi(x_u): l4 (PU) 2h/|U| (1 - mean f_P + f_u) and l5 (UN) -2h/|U| (1 - f_u +
+        # mean f_N), which sum to 2h/|U| (2 f_u - mean f_P - mean f_N).
+        np.multiply(f_u, 4.0 * float(np.add.reduce(w_u)) / f_u.size, out=c[n_l:])
+        c[n_l:] -= 2.0 * u_mean_sum / f_u.size
+    return c
+
+
+def _mean(a: np.ndarray) -> float:
+    return float(np.add.reduce(a)) / a.size  # ndarray.mean's dispatch costs more than the sum
 
 
 def _seed(random_state: int | None) -> int:

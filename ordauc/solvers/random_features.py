@@ -10,10 +10,14 @@ unbiased for k:
 - ``cos_phase`` (Rahimi & Recht 2008): phi(x) = sqrt(2/m) cos(W x + b), m features per block.
 
 A model is f(x) = scale * sum_i phi_i(x) . coef_i. Evaluation is the hot path of training and
-scoring: features are float32 (float32 cos/sin is ~20x faster than float64 here), each chunk of
-blocks is reduced by a float32 matrix-vector product and the chunks are summed in float64.
-Work runs in chunks of bounded memory; blocks are cached up to ``cache_bytes`` and drawn again
-beyond it.
+scoring, so it is computed without waste:
+
+- one cosine per frequency, not a cosine and a sine: a cos(z) + b sin(z) = r cos(z + psi) with
+  r = hypot(a, b), psi = -atan2(b, a) (:class:`PackedCoef`); the phase enters through the
+  matrix product, as an extra column of W against a column of ones in X;
+- float32 arguments and cosines (float32 cos is ~20x faster than float64 here), each chunk of
+  blocks reduced by a float32 matrix-vector product and the chunks summed in float64;
+- chunks of bounded memory; blocks cached up to ``cache_bytes`` and drawn again beyond it.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 FEATURE_MAPS = ("cos_sin", "cos_phase")
-_CHUNK_BYTES = 4 << 20  # size of one float32 chunk of arguments W x: stays in cache
+_CHUNK_BYTES = 2 << 20  # one float32 chunk of arguments W x: stays in the last-level cache
 
 
 def draw_block(seed: int, i: int, m: int, d: int, sigma: float, phase: bool = False
@@ -65,9 +69,10 @@ class FeatureBlocks:
         # Features per block, and the constant in front of them.
         self.width = self.m if self.phase else 2 * self.m
         self.norm = np.sqrt((2.0 if self.phase else 1.0) / self.m)
-        row_bytes = 4 * (self.d + (1 if self.phase else 0))
+        # Cached frequencies carry one more column: the phase slot that evaluate fills.
+        row_bytes = 4 * (self.d + 1 + (1 if self.phase else 0))
         self.max_cached = max(0, int(cache_bytes) // (row_bytes * self.m))
-        self._W = np.empty((0, self.d), dtype=np.float32)  # cached blocks, stacked
+        self._Wa = np.empty((0, self.d + 1), dtype=np.float32)  # cached blocks, stacked
         self._b = np.empty(0, dtype=np.float32)
         self.n_cached = 0
         self._work: dict[str, np.ndarray] = {}  # scratch buffers reused across evaluations
@@ -81,7 +86,7 @@ class FeatureBlocks:
         """Block ``i`` from the cache, else drawn (and cached while the budget lasts)."""
         if i < self.n_cached:
             rows = slice(i * self.m, (i + 1) * self.m)
-            return self._W[rows], (self._b[rows] if self.phase else None)
+            return self._Wa[rows, : self.d], (self._b[rows] if self.phase else None)
         W, b = self.draw(i)
         if i == self.n_cached and i < self.max_cached:
             self._append(W, b)
@@ -89,88 +94,91 @@ class FeatureBlocks:
 
     def _append(self, W: np.ndarray, b: np.ndarray | None) -> None:
         rows = self.n_cached * self.m
-        if rows + self.m > self._W.shape[0]:  # grow geometrically, never past the budget
-            cap = min(max(2 * self._W.shape[0], 16 * self.m), self.max_cached * self.m)
-            self._W = _grow(self._W, cap)
+        if rows + self.m > self._Wa.shape[0]:  # grow geometrically, never past the budget
+            cap = min(max(2 * self._Wa.shape[0], 16 * self.m), self.max_cached * self.m)
+            self._Wa = _grow(self._Wa, cap)
             if self.phase:
                 self._b = _grow(self._b, cap)
-        self._W[rows:rows + self.m] = W
+        self._Wa[rows:rows + self.m, : self.d] = W
         if self.phase:
             self._b[rows:rows + self.m] = b
         self.n_cached += 1
 
-    def stacked(self, start: int, stop: int, out_W: np.ndarray, out_b: np.ndarray | None
-                ) -> tuple[np.ndarray, np.ndarray | None]:
-        """Blocks start..stop-1 stacked as ((stop-start)*m, d): a cache view when all are cached,
-        else written into the given buffers, so cached and drawn blocks give the same numbers."""
+    def stacked(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Blocks start..stop-1 as ((stop-start)*m, d+1) frequencies plus a phase slot, and their
+        phases or None: a view of the cache when all are cached, else a scratch buffer, so cached
+        and drawn blocks give the same numbers. The caller owns the slot (last column)."""
+        n = (stop - start) * self.m
         if stop <= self.n_cached:
             rows = slice(start * self.m, stop * self.m)
-            return self._W[rows], (self._b[rows] if self.phase else None)
+            return self._Wa[rows], (self._b[rows] if self.phase else None)
+        Wa = self._scratch("W", n * (self.d + 1)).reshape(n, self.d + 1)
+        ph = self._scratch("b", n) if self.phase else None
         for i in range(start, stop):
             W, b = self.block(i)
             r = (i - start) * self.m
-            out_W[r:r + self.m] = W
+            Wa[r:r + self.m, : self.d] = W
             if self.phase:
-                out_b[r:r + self.m] = b
-        n = (stop - start) * self.m
-        return out_W[:n], (out_b[:n] if self.phase else None)
+                ph[r:r + self.m] = b
+        return Wa, ph
 
     # -- features ------------------------------------------------------------------------------
-    def features(self, X: np.ndarray, i: int) -> np.ndarray:
-        """Raw features of block ``i`` at X, float32 (n, width), without the sqrt(c/m) factor."""
+    def features(self, X: np.ndarray, i: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Raw features of block ``i`` at X, float32 (n, width), without the sqrt(c/m) factor;
+        written into ``out`` when given."""
         W, b = self.block(i)
-        Z = np.asarray(X, dtype=np.float32) @ W.T
+        X = np.asarray(X, dtype=np.float32)
+        F = np.empty((X.shape[0], self.width), dtype=np.float32) if out is None else out
+        Z = self._scratch("Zf", X.shape[0] * self.m).reshape(X.shape[0], self.m)
+        np.matmul(X, W.T, out=Z)
         if self.phase:
             Z += b
-            return np.cos(Z, out=Z)
-        F = np.empty((Z.shape[0], 2 * self.m), dtype=np.float32)
+            return np.cos(Z, out=F)
         np.cos(Z, out=F[:, : self.m])
         np.sin(Z, out=F[:, self.m:])
         return F
 
-    def evaluate(self, X: np.ndarray, coef: np.ndarray, scale: float = 1.0,
+    def evaluate(self, X: np.ndarray, coef: np.ndarray | PackedCoef, scale: float = 1.0,
                  n_blocks: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """f(X) = norm * scale * sum_{i < n_blocks} F_i(X) . coef[i], float64 of shape (n,).
 
-        ``coef`` is (n_blocks, width) float64 (cos part then sin part for ``cos_sin``). Runs in
-        chunks of rows and blocks whose float32 arguments take about 4 MB, blocks outermost, so
-        a block that must be drawn again is drawn once per call.
+        ``coef`` is (n_blocks, width) float64 (cos part then sin part for ``cos_sin``), or its
+        :class:`PackedCoef` form, which a training loop keeps current so that no call converts
+        it again. Runs in chunks of rows and blocks whose float32 arguments take about
+        ``_CHUNK_BYTES``, blocks outermost, so a block that must be drawn again is drawn once
+        per call.
         """
         X = np.asarray(X, dtype=np.float32)
-        n = X.shape[0]
-        T = coef.shape[0] if n_blocks is None else int(n_blocks)
+        n, d = X.shape[0], self.d
+        packed = coef if isinstance(coef, PackedCoef) else PackedCoef.of(coef, self)
+        T = packed.amp.shape[0] if n_blocks is None else int(n_blocks)
         f = np.zeros(n, dtype=np.float64) if out is None else out
         f[:] = 0.0
         if T == 0 or n == 0:
             return f
         rows, blocks = self._chunking(n, T)
-        width_max = blocks * self.m
-        Wbuf = self._scratch("W", width_max * self.d).reshape(width_max, self.d)
-        bbuf = self._scratch("b", width_max) if self.phase else None
-        zbuf = self._scratch("Z", min(rows, n) * width_max)
-        cbuf = self._scratch("C", min(rows, n) * width_max)
-        factor = self.norm * scale
+        zbuf = self._scratch("Z", min(rows, n) * blocks * self.m)
+        gbuf = self._scratch("g", min(rows, n))
+        # Rows of X with a column of ones against the phase slot: W x + psi in one product.
+        Xa = self._scratch("X", min(rows, n) * (d + 1)).reshape(-1, d + 1)
+        Xa[:, d] = 1.0
+        factor = np.float64(self.norm * scale)
         for b0 in range(0, T, blocks):
             b1 = min(T, b0 + blocks)
-            W, ph = self.stacked(b0, b1, Wbuf, bbuf)
-            width = (b1 - b0) * self.m
-            a_cos, a_sin = self._coef_chunk(coef, b0, b1, factor)
+            Wa, ph = self.stacked(b0, b1)
+            Wa[:, d] = ph if self.phase else packed.psi[b0:b1].reshape(-1)
+            amp = packed.amp[b0:b1].reshape(-1)
             for r0 in range(0, n, rows):
-                r1 = min(n, r0 + rows)
+                r = min(n, r0 + rows) - r0
+                Xa[:r, :d] = X[r0:r0 + r]
                 # (W x)^T: OpenBLAS runs (width x d)(d x rows) ~30% faster than the transpose
                 # for d ~ 20. Views of exactly this chunk's size: contiguous, no spare pages.
-                z = zbuf[: width * (r1 - r0)].reshape(width, r1 - r0)
-                c = cbuf[: width * (r1 - r0)].reshape(width, r1 - r0)
-                np.matmul(W, X[r0:r1].T, out=z)
-                if self.phase:
-                    z += ph[:, None]
-                    np.cos(z, out=c)
-                    f[r0:r1] += a_cos @ c
-                else:
-                    np.cos(z, out=c)
-                    np.sin(z, out=z)
-                    f[r0:r1] += a_cos @ c
-                    f[r0:r1] += a_sin @ z
+                z = zbuf[: Wa.shape[0] * r].reshape(Wa.shape[0], r)
+                np.matmul(Wa, Xa[:r].T, out=z)
+                np.cos(z, out=z)
+                g = gbuf[:r]
+                np.matmul(amp, z, out=g)
+                f[r0:r0 + r] += g * factor  # float32 sums of a chunk, accumulated in float64
         return f
 
     def _scratch(self, name: str, size: int) -> np.ndarray:
@@ -181,17 +189,8 @@ class FeatureBlocks:
             self._work[name] = buf
         return buf[:size]
 
-    def _coef_chunk(self, coef: np.ndarray, b0: int, b1: int, factor: float
-                    ) -> tuple[np.ndarray, np.ndarray | None]:
-        # Coefficients laid out like the columns of W x: block-major, frequency-minor.
-        part = coef[b0:b1] * factor
-        if self.phase:
-            return part.astype(np.float32).ravel(), None
-        return (part[:, : self.m].astype(np.float32).ravel(),
-                part[:, self.m:].astype(np.float32).ravel())
-
     def _chunking(self, n: int, T: int) -> tuple[int, int]:
-        """Rows and blocks per chunk so that one float32 chunk of W x is about 4 MB."""
+        """Rows and blocks per chunk so that one float32 chunk of W x is about _CHUNK_BYTES."""
         per_block = 4 * self.m
         blocks = max(1, min(T, _CHUNK_BYTES // (per_block * min(n, 64))))
         rows = max(1, min(n, _CHUNK_BYTES // (per_block * blocks)))
@@ -202,3 +201,36 @@ def _grow(a: np.ndarray, rows: int) -> np.ndarray:
     out = np.empty((rows, *a.shape[1:]), dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
+
+
+class PackedCoef:
+    """Block coefficients in amplitude-phase form, float32, block-major like the rows of W x.
+
+    A block's term is sum_j amp_j cos(omega_j . x + psi_j): for ``cos_sin``, coefficients
+    (a_j, b_j) on (cos, sin) give amp_j = hypot(a_j, b_j) and psi_j = -atan2(b_j, a_j); for
+    ``cos_phase``, amp_j is the coefficient and the phase is the block's own (``psi`` unused).
+    The identity is exact; the float32 rounding is that of the cos/sin form.
+    """
+
+    def __init__(self, n_blocks: int, m: int, phase: bool) -> None:
+        self.m = m
+        self.phase = phase
+        self.amp = np.zeros((n_blocks, m), dtype=np.float32)
+        self.psi = np.zeros((n_blocks, m), dtype=np.float32)
+
+    @classmethod
+    def of(cls, coef: np.ndarray, blocks: FeatureBlocks) -> PackedCoef:
+        """The packed form of float64 coefficients (n_blocks, width)."""
+        packed = cls(coef.shape[0], blocks.m, blocks.phase)
+        packed.load(coef)
+        return packed
+
+    def load(self, coef: np.ndarray, start: int = 0) -> None:
+        """Set blocks start, start+1, ... from float64 coefficient rows ``coef``."""
+        stop = start + coef.shape[0]
+        if self.phase:
+            self.amp[start:stop] = coef
+            return
+        a, b = coef[:, : self.m], coef[:, self.m:]
+        self.amp[start:stop] = np.hypot(a, b)
+        self.psi[start:stop] = -np.arctan2(b, a)
