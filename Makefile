@@ -24,8 +24,9 @@ quickstart: install  ## the offline quickstart: run, then figures
 	$(BIN)/ordauc run configs/quickstart.yaml --out $(OUT)/quickstart --n-jobs 2
 	$(BIN)/ordauc plot $(OUT)/quickstart
 
-bench: install  ## speed and memory benchmarks; figures go to benchmarks/results/
+bench: install  ## speed and memory benchmarks (about 15 minutes); figures go to benchmarks/
 	$(BIN)/python benchmarks/bench_qsg.py
+	$(BIN)/python benchmarks/bench_prepare.py
 
 reproduce: install  ## the QSG papers' experiments: fetch the data, run, plot (days of compute)
 	$(BIN)/ordauc fetch codrna ijcnn1 susy covtype higgs skin dota2 unclonable \

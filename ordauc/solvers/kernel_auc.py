@@ -91,10 +91,9 @@ def solve_exact(K: np.ndarray, labels: LabeledSplit, gamma: np.ndarray, lam: flo
     return scipy.linalg.solve(K, v[cell], overwrite_a=True, check_finite=False)
 
 
-class SAMULT(BaseEstimator):
-    """SAMULT: exact kernel semi-supervised AUC optimisation (Xie & Li 2018), one ranking f."""
+class _ExactKernel(BaseEstimator):
+    """Parameters shared by the exact kernel solvers."""
 
-    tasks = ("binary", "ordinal")
     list_params = ("gamma",)
 
     def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float | list[float] = 0.5,
@@ -104,6 +103,12 @@ class SAMULT(BaseEstimator):
         self.gamma = gamma
         self.max_memory_gb = max_memory_gb
         self.random_state = random_state  # deterministic; kept for a uniform interface
+
+
+class SAMULT(_ExactKernel):
+    """SAMULT: exact kernel semi-supervised AUC optimisation (Xie & Li 2018), one ranking f."""
+
+    tasks = ("binary", "ordinal")
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> SAMULT:
         X = np.asarray(X, dtype=np.float64)
@@ -138,19 +143,10 @@ class SAMULT(BaseEstimator):
         return z - 1 if self._binary else z
 
 
-class MSAMULT(BaseEstimator):
+class MSAMULT(_ExactKernel):
     """M-SAMULT: k-1 binary SAMULT models, one per ordinal subproblem (AAAI 2020 baseline)."""
 
     tasks = ("ordinal",)
-    list_params = ("gamma",)
-
-    def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float | list[float] = 0.5,
-                 max_memory_gb: float = 16.0, random_state: int | None = None) -> None:
-        self.lam = lam
-        self.sigma = sigma
-        self.gamma = gamma
-        self.max_memory_gb = max_memory_gb
-        self.random_state = random_state
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> MSAMULT:
         y = np.asarray(y)

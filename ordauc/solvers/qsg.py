@@ -19,7 +19,9 @@ random Fourier features per iteration (see :mod:`ordauc.solvers.random_features`
 The iterates are those of Algorithm 1, computed without waste: f on the (small) labeled set is
 kept current incrementally, one new block per iteration, so only the sampled unlabeled points
 need the full sum over old blocks; the shrink of step 4 is one global scale factor; features are
-float32 and sums float64; blocks are cached under ``cache_mb`` and drawn again beyond it.
+float32 and sums float64; blocks are cached under ``cache_mb`` and drawn again beyond it; old
+blocks are evaluated in amplitude-phase form, one cosine per frequency
+(:class:`~ordauc.solvers.random_features.PackedCoef`), an exact identity.
 
 Choices the papers leave open, all parameters here:
 
