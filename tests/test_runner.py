@@ -221,6 +221,21 @@ def test_a_second_concurrent_run_is_refused(test_solvers, write_config, cli,
     assert not (out / "results.csv").exists()
 
 
+def test_dry_run_plans_datasets_not_fetched_yet_and_run_refuses_them(
+        test_solvers, write_config, cli, tmp_path: Path) -> None:
+    config = write_config({**STUDY, "datasets": ["breast_cancer", "codrna"],
+                           "solvers": {"mean_ranker": None}})
+    out, cache = tmp_path / "out", tmp_path / "empty-cache"
+    code, stdout, _ = cli("run", config, "--out", out, "--dry-run", "--data-dir", cache)
+    assert code == 0 and not out.exists() and not cache.exists()
+    assert "missing  codrna/mean_ranker/s0/l30/u20  (needs `ordauc fetch codrna`)" in stdout
+    assert "missing  breast_cancer/mean_ranker/s0/l30/u20\n" in stdout
+    assert stdout.strip().splitlines()[-1].startswith("not fetched yet: codrna; `ordauc fetch "
+                                                      "codrna` gets them")
+    code, _, stderr = cli("run", config, "--out", out, "--data-dir", cache)
+    assert code == 2 and "dataset 'codrna' is not prepared" in stderr and not out.exists()
+
+
 def test_official_test_split_and_data_dir_reach_the_cell(test_solvers, write_config, cli,
                                                           tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:

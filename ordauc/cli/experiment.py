@@ -110,3 +110,10 @@ def _print_dry_run(config: Config, options: RunOptions) -> None:
                       if counts[s])
     typer.echo(f"{len(states)} cells: {parts}; {len(plan.not_applicable)} dataset-solver "
                f"pair(s) not applicable; nothing written to {options.out}")
+    from ordauc import data
+
+    waiting = sorted({spec.name for spec in config.datasets
+                      if not data.is_prepared(spec.name, options.data_dir)})
+    if waiting:
+        typer.echo(f"not fetched yet: {', '.join(waiting)}; `ordauc fetch {' '.join(waiting)}` "
+                   "gets them, and `ordauc run` refuses to start until then")

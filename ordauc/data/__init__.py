@@ -15,7 +15,8 @@ from ordauc.data.builtin import BUILTIN, load_builtin
 from ordauc.data.dataset import Dataset, Task
 from ordauc.errors import UserError
 
-__all__ = ["Dataset", "Task", "load", "names", "task_of", "resolve_data_dir", "dataset_params"]
+__all__ = ["Dataset", "Task", "dataset_params", "is_prepared", "load", "names",
+           "resolve_data_dir", "task_of"]
 
 
 def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -52,6 +53,16 @@ def dataset_params(name: str) -> list[str]:
         return list(inspect.signature(BUILTIN[name][0]).parameters)
     task_of(name)  # raises for unknown names
     return list(_catalog()[name].params)
+
+
+def is_prepared(name: str, data_dir: str | os.PathLike[str] | None = None) -> bool:
+    """Whether ``load(name)`` finds its data: always for built-in sets, else once fetched."""
+    task_of(name)  # raises for unknown names
+    if name in BUILTIN:
+        return True
+    from ordauc.data.cache import DataCache
+
+    return DataCache(resolve_data_dir(data_dir)).is_prepared(name)
 
 
 def load(name: str, data_dir: str | os.PathLike[str] | None = None, **params: Any) -> Dataset:

@@ -33,16 +33,18 @@ def split_options(config: Config) -> dict[str, object]:
             "evaluate": config.evaluate}
 
 
-def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | None
+def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | None,
+              skip_unprepared: bool = False
               ) -> dict[tuple[str, int, int, int | None], SplitSizes]:
     """Sizes of every split of the plan; raises :class:`UserError` for any split that cannot be
-    drawn or trained on."""
+    drawn or trained on. ``skip_unprepared`` leaves out datasets not fetched yet (a dry run
+    plans before the download) instead of refusing them."""
     from ordauc import data
 
     sizes: dict[tuple[str, int, int, int | None], SplitSizes] = {}
     for spec in config.datasets:
         cells = [c for c in plan.cells if c.dataset == spec]
-        if not cells:
+        if not cells or (skip_unprepared and not data.is_prepared(spec.name, data_dir)):
             continue
         dataset = data.load(spec.name, data_dir, **spec.params)
         classes = np.unique(dataset.y)

@@ -95,9 +95,21 @@ def prepare(config: Config, data_dir: str | None) -> tuple[Plan, dict[Any, Split
 
 
 def dry_run(config: Config, options: RunOptions) -> tuple[Plan, list[CellState]]:
-    """What ``run`` would do; reads the table if there is one and writes nothing."""
-    plan, _ = prepare(config, options.data_dir)
-    return plan, survey(plan, _existing_rows(options.out), options.force)
+    """What ``run`` would do; reads the table if there is one and writes nothing.
+
+    Datasets not fetched yet are planned all the same (their splits are checked once they are
+    there); their missing cells say which ``ordauc fetch`` they wait for.
+    """
+    from ordauc import data
+
+    plan = make_plan(config)
+    preflight(plan, config, options.data_dir, skip_unprepared=True)
+    states = survey(plan, _existing_rows(options.out), options.force)
+    waiting = {spec.name for spec in config.datasets
+               if not data.is_prepared(spec.name, options.data_dir)}
+    return plan, [CellState(s.cell, s.state, f"needs `ordauc fetch {s.cell.dataset.name}`")
+                  if s.state == "missing" and s.cell.dataset.name in waiting else s
+                  for s in states]
 
 
 def run(config: Config, options: RunOptions) -> Summary:
