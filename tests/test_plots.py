@@ -13,7 +13,7 @@ import pytest
 from ordauc.cli import main
 from ordauc.report.figdata import auc_panel, time_curves
 from ordauc.report.load import display_name, infer_task, load_results
-from ordauc.report.plots import solver_colours
+from ordauc.report.plots import draw_auc_panel, draw_time_curves, solver_colours
 
 SIZES = (1000, 2000, 5000)
 SEEDS = (0, 1, 2)
@@ -144,6 +144,29 @@ def test_time_curves_stop_where_runs_fail() -> None:
     assert (marks["samult"].n_unlabeled, marks["samult"].last_ok) == (5000, 2000)
     assert marks["samult"].note() == "SAMULT: skipped beyond 2000 (memory)"
     assert marks["pnu_auc"].note() == "PNU-AUC: timeout beyond 2000 (1/3 runs)"
+
+
+def test_a_method_and_its_wrapper_on_the_same_data_look_different() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(1)
+    results = pd.DataFrame([_row("ordi", s, seed, n_u, rng) for s in ("samult", "m_samult")
+                            for seed in SEEDS for n_u in (1000, 2000)])
+    colours = solver_colours(results["solver"])
+    assert colours["samult"] == colours["m_samult"]  # one family, one colour
+    fig, (left, right) = plt.subplots(1, 2)
+    draw_time_curves(left, time_curves(results, "ordi"), colours)
+    lines = {line.get_label(): line for line in left.get_lines()}
+    styles = {name: (lines[name].get_linestyle(), lines[name].get_marker())
+              for name in ("SAMULT", "M-SAMULT")}
+    assert styles["SAMULT"] != styles["M-SAMULT"]
+    draw_auc_panel(right, auc_panel(results, "ordi"), colours, "ordi")
+    hatches = [patch.get_hatch() for patch in right.patches]
+    assert sorted(hatches, key=str) == sorted([None, "///"], key=str)
+    plt.close(fig)
 
 
 def test_failure_from_the_first_size_is_marked() -> None:

@@ -38,6 +38,9 @@ _FAMILY_COLOURS = {
     "pnu_auc": "#2ca02c", "m_pnu_auc": "#2ca02c",
     "svorex": "#9467bd",
 }
+# The multi-class wrappers (k-1 binary models) are drawn dashed and hatched, so a method and its
+# wrapper stay apart when both run on the same ordinal data.
+WRAPPERS = frozenset({"m_samult", "m_pnu_auc"})
 _OTHER_COLOURS = ("#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
                   "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd")
 
@@ -95,7 +98,8 @@ def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: st
                            medianprops={"color": "black", "linewidth": 1.6})
         for i, (_, solver) in enumerate(filled):
             colour = colours[solver]
-            parts["boxes"][i].set(facecolor=to_rgba(colour, 0.35), edgecolor=colour, linewidth=1.3)
+            parts["boxes"][i].set(facecolor=to_rgba(colour, 0.35), edgecolor=colour, linewidth=1.3,
+                                  hatch="///" if solver in WRAPPERS else None)
             for line in parts["whiskers"][2 * i:2 * i + 2] + parts["caps"][2 * i:2 * i + 2]:
                 line.set(color=colour, linewidth=1.3)
     for position, solver in zip(positions, panel.solvers, strict=True):
@@ -132,8 +136,11 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
             continue
         colour, drawn = colours[solver], mine["drawn"].to_numpy(dtype=bool)
         x = mine["n_unlabeled"].to_numpy(dtype=np.float64)
-        (line,) = ax.plot(x, np.where(drawn, mine["mean"], np.nan), marker="o", markersize=4,
-                          linewidth=1.8, color=colour, label=display_name(solver))
+        wrapper = solver in WRAPPERS
+        (line,) = ax.plot(x, np.where(drawn, mine["mean"], np.nan),
+                          marker="s" if wrapper else "o", markersize=4,
+                          linestyle="--" if wrapper else "-", linewidth=1.8, color=colour,
+                          label=display_name(solver))
         ax.fill_between(x, np.where(drawn, mine["min"], np.nan),
                         np.where(drawn, mine["max"], np.nan), color=colour, alpha=0.18,
                         linewidth=0)
