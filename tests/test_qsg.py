@@ -153,8 +153,10 @@ def test_labels_are_checked():
     X = np.random.default_rng(0).random((20, 3))
     with pytest.raises(ValueError, match="lack class"):
         QS3ORAO(n_iter=2).fit(X, np.array([1, 2, 4] * 6 + [-1, -1]))
-    with pytest.raises(ValueError, match="binary labels"):
+    with pytest.raises(ValueError, match="binary labels must take exactly two values"):
         QSGS2AUC(n_iter=2).fit(X, np.array([0, 1, 2, 0] * 5))
+    with pytest.raises(ValueError, match="one class only"):
+        QS3ORAO(n_iter=2).fit(X, np.array([3] * 18 + [-1, -1]))
     with pytest.raises(ValueError, match="every label is -1"):
         QSGS2AUC(n_iter=2).fit(X, -np.ones(20, dtype=int))
 

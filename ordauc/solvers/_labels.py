@@ -1,8 +1,11 @@
 """Label handling shared by the semi-supervised ranking solvers.
 
-Conventions (DESIGN section 4): ``y == -1`` marks an unlabeled point; binary labels are 0/1 and
-ordinal labels 1..k. Internally every task is ordinal with labels 1..k (binary 0/1 becomes 1/2),
-so the binary case is the k = 2 case of the same code, as in the papers.
+Conventions (DESIGN section 4, and scikit-learn's semi-supervised estimators): ``y == -1`` marks
+an unlabeled point; every other label is a class. Binary data has two classes (0/1 in ordauc's
+datasets) and ordinal data consecutive integer classes (1..k in ordauc's datasets); the classes
+are ``classes_`` in increasing order, the last one the positive or highest. Internally every
+task is ordinal with labels 1..k, so the binary case is the k = 2 case of the same code, as in
+the papers.
 """
 
 from __future__ import annotations
@@ -21,47 +24,49 @@ class LabeledSplit:
     labeled: np.ndarray
     unlabeled: np.ndarray
     z: np.ndarray  # labels of the labeled rows in 1..k
-    n_classes: int
-    binary: bool  # the caller's labels were 0/1
+    classes: np.ndarray  # the caller's label of internal class 1..k, increasing
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.size)
 
     def to_user(self, z: np.ndarray) -> np.ndarray:
-        """Internal labels 1..k back to the caller's convention."""
-        return z - 1 if self.binary else z
+        """Internal labels 1..k back to the caller's labels."""
+        return self.classes[np.asarray(z) - 1]
 
 
 def split_labels(y: np.ndarray, task: str | None = None) -> LabeledSplit:
-    """Separate labeled from unlabeled rows and check every class 1..k (or 0/1) is present.
+    """Separate labeled from unlabeled rows and check the classes.
 
-    ``task`` forces ``binary`` (labels must be 0/1) or ``ordinal`` (labels 1..k); None infers it:
-    labels containing 0 are binary, labels from 1 up are ordinal.
+    ``task`` ``binary`` needs exactly two classes among the labeled points; ``ordinal`` (and
+    None) needs two or more consecutive integers, every class between the lowest and the highest
+    present (a gap is a class missing from the labeled set).
     """
     y = np.asarray(y).ravel()
     if y.dtype.kind == "f":
         if not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
             raise ValueError("labels must be integers (-1 marks an unlabeled point)")
         y = y.astype(np.int64)
+    if y.dtype.kind not in "iu":
+        raise ValueError(f"labels must be integers (-1 marks an unlabeled point), got {y.dtype}")
     labeled = np.flatnonzero(y != UNLABELED)
     unlabeled = np.flatnonzero(y == UNLABELED)
     if labeled.size == 0:
         raise ValueError("no labeled point: every label is -1")
-    values = y[labeled]
-    if values.min() < 0:
-        raise ValueError(f"labels must be -1 (unlabeled) or non-negative, got {values.min()}")
-    binary = task == "binary" or (task is None and values.min() == 0)
-    if binary:
-        if not np.all((values == 0) | (values == 1)):
-            raise ValueError("binary labels must be 0 or 1 (-1 marks an unlabeled point)")
-        z = values + 1
-        k = 2
-    else:
-        if values.min() < 1:
-            raise ValueError("ordinal labels must be 1..k (-1 marks an unlabeled point)")
-        z = values.astype(np.int64)
-        k = int(z.max())
-        if k < 2:
-            raise ValueError("ordinal labels need at least two classes 1..k")
-    missing = sorted(set(range(1, k + 1)) - set(np.unique(z).tolist()))
-    if missing:
-        shown = [c - 1 for c in missing] if binary else missing
-        raise ValueError(f"the labeled points lack class(es) {shown}; every class must be present")
-    return LabeledSplit(labeled=labeled, unlabeled=unlabeled, z=z, n_classes=k, binary=binary)
+    values = y[labeled].astype(np.int64)
+    classes = np.unique(values)
+    if task == "binary" and classes.size != 2:
+        raise ValueError(f"binary labels must take exactly two values besides -1 (unlabeled); "
+                         f"the labeled points have {classes.tolist()}")
+    if classes.size < 2:
+        raise ValueError(f"the labeled points have one class only, {classes.tolist()}; at least "
+                         "two are needed (-1 marks an unlabeled point)")
+    if task != "binary":
+        missing = sorted(set(range(int(classes[0]), int(classes[-1]) + 1))
+                         - set(classes.tolist()))
+        if missing:
+            raise ValueError(f"the labeled points lack class(es) {missing}; ordinal labels are "
+                             "consecutive integers and every class between the lowest and the "
+                             "highest must be present")
+    z = np.searchsorted(classes, values) + 1
+    return LabeledSplit(labeled=labeled, unlabeled=unlabeled, z=z, classes=classes)

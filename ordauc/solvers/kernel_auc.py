@@ -24,9 +24,11 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator
 from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.utils import Tags
 
 from ordauc.errors import ResourceLimitError
 from ordauc.solvers._labels import LabeledSplit, split_labels
+from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.objective import gamma_vector, objective
 from ordauc.solvers.thresholds import assign_labels, fit_thresholds
 
@@ -104,6 +106,11 @@ class _ExactKernel(BaseEstimator):
         self.max_memory_gb = max_memory_gb
         self.random_state = random_state  # deterministic; kept for a uniform interface
 
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
 
 class SAMULT(_ExactKernel):
     """SAMULT: exact kernel semi-supervised AUC optimisation (Xie & Li 2018), one ranking f."""
@@ -111,7 +118,7 @@ class SAMULT(_ExactKernel):
     tasks = ("binary", "ordinal")
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> SAMULT:
-        X = np.asarray(X, dtype=np.float64)
+        X, y = fit_input(self, X, y, np.float64)
         labels = split_labels(y)
         n = X.shape[0]
         _check_memory(n, self.max_memory_gb, "SAMULT")
@@ -122,7 +129,7 @@ class SAMULT(_ExactKernel):
         self.dual_coef_ = solve_exact(K, labels, gamma, self.lam)
         self.X_fit_ = X
         self.n_classes_ = labels.n_classes
-        self._binary = labels.binary
+        self.classes_ = labels.classes
         f = self.decision_function(X)
         self.thresholds_ = fit_thresholds(f[labels.labeled], labels.z, labels.n_classes)
         self.objective_ = objective(f[labels.labeled], labels.z, f[labels.unlabeled],
@@ -131,7 +138,7 @@ class SAMULT(_ExactKernel):
         return self
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
+        X = predict_input(self, X, np.float64)
         out = np.empty(X.shape[0])
         for r0 in range(0, X.shape[0], _CHUNK_ROWS):  # bounded memory: one kernel slab at a time
             out[r0:r0 + _CHUNK_ROWS] = (gaussian_kernel(X[r0:r0 + _CHUNK_ROWS], self.X_fit_,
@@ -140,7 +147,7 @@ class SAMULT(_ExactKernel):
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         z = assign_labels(self.decision_function(X), self.thresholds_)
-        return z - 1 if self._binary else z
+        return self.classes_[z - 1]
 
 
 class MSAMULT(_ExactKernel):
@@ -149,29 +156,32 @@ class MSAMULT(_ExactKernel):
     tasks = ("ordinal",)
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> MSAMULT:
-        y = np.asarray(y)
+        X, y = fit_input(self, X, y, np.float64)
         labels = split_labels(y, "ordinal")
         k = labels.n_classes
         gamma = gamma_vector(self.gamma, k)
         self.models_ = []
         for j in range(1, k):
-            y_j = np.where(y == -1, -1, (y > j).astype(np.int64))
+            y_j = np.full(y.shape[0], -1, dtype=np.int64)
+            y_j[labels.labeled] = labels.z > j  # subproblem j: above class j or not
             model = SAMULT(lam=self.lam, sigma=self.sigma, gamma=float(gamma[j - 1]),
                            max_memory_gb=self.max_memory_gb)
             self.models_.append(model.fit(X, y_j))
         self.n_classes_ = k
+        self.classes_ = labels.classes
         return self
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """Scores (n, k-1): column j-1 ranks subproblem j."""
+        X = predict_input(self, X, np.float64)
         return np.column_stack([m.decision_function(X) for m in self.models_])
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Label 1 + the number of subproblems whose model says 'above' (f_j > b_j)."""
+        """The class above as many classes as subproblems whose model says 'above'."""
         scores = self.decision_function(X)
         above = np.column_stack([scores[:, j] > m.thresholds_[0]
                                  for j, m in enumerate(self.models_)])
-        return 1 + above.sum(axis=1)
+        return self.classes_[above.sum(axis=1)]
 
 
 def _check_memory(n: int, max_gb: float, name: str) -> None:

@@ -42,8 +42,10 @@ import math
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils import ClassifierTags, Tags
 
 from ordauc.solvers._labels import LabeledSplit, split_labels
+from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.objective import gamma_vector
 from ordauc.solvers.random_features import FeatureBlocks, PackedCoef
 from ordauc.solvers.thresholds import assign_labels, fit_thresholds
@@ -103,13 +105,15 @@ class _QSGBase(BaseEstimator):
         self.track_kernel = track_kernel
         self.random_state = random_state
 
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
     # -- fitting ---------------------------------------------------------------------------
     def fit(self, X: np.ndarray, y: np.ndarray) -> _QSGBase:
         """Run Algorithm 1 for ``n_iter`` iterations; ``y == -1`` marks unlabeled rows."""
-        X = _as_float32(X)
-        y = np.asarray(y)
-        if X.shape[0] != y.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        X, y = fit_input(self, X, y, np.float32)
         if self.lam <= 0 or self.n_iter < 1 or self.batch_size < 1 or self.block_size < 1:
             raise ValueError("lam must be > 0 and n_iter, batch_size, block_size >= 1")
         labels = split_labels(y, self._task)
@@ -122,7 +126,7 @@ class _QSGBase(BaseEstimator):
         self._run(X, labels)
         f_l = self.blocks_.evaluate(X[labels.labeled], self.coef_, self.scale_)
         self.thresholds_ = fit_thresholds(f_l, labels.z, labels.n_classes)
-        self._binary = labels.binary
+        self.classes_ = labels.classes
         return self
 
     def _run(self, X: np.ndarray, labels: LabeledSplit) -> None:
@@ -192,12 +196,14 @@ class _QSGBase(BaseEstimator):
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """Ranking scores f(x) (n,), float64; evaluated in chunks of bounded memory."""
-        return self.blocks_.evaluate(_as_float32(X), self.coef_, self.scale_)
+        X = predict_input(self, X, np.float32)
+        return self.blocks_.evaluate(X, self.coef_, self.scale_)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Labels from the thresholds: 0/1 for binary data, 1..k for ordinal data."""
+        """Labels from the thresholds, as in ``classes_`` (0/1 for binary data, 1..k for
+        ordinal data in ordauc's datasets)."""
         z = assign_labels(self.decision_function(X), self.thresholds_)
-        return z - 1 if self._binary else z
+        return self.classes_[z - 1]
 
 
 def pair_coefficients(f_l: np.ndarray, f_u: np.ndarray,
@@ -253,17 +259,16 @@ def _seed(random_state: int | None) -> int:
     raise ValueError(f"random_state must be None or a non-negative int, got {random_state!r}")
 
 
-def _as_float32(X: np.ndarray) -> np.ndarray:
-    if hasattr(X, "toarray"):
-        raise ValueError("the random-feature solvers need dense X")
-    return np.asarray(X, dtype=np.float32)
-
-
 class QSGS2AUC(_QSGBase):
     """QSG-S2AUC: quadruply stochastic semi-supervised AUC optimisation (IJCAI 2019, Alg. 1)."""
 
     tasks = ("binary",)
     _task = "binary"
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags = ClassifierTags(multi_class=False)  # two classes (besides -1)
+        return tags
 
 
 class QS3ORAO(_QSGBase):

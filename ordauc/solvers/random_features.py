@@ -77,6 +77,10 @@ class FeatureBlocks:
         self.n_cached = 0
         self._work: dict[str, np.ndarray] = {}  # scratch buffers reused across evaluations
 
+    def __getstate__(self) -> dict:
+        # Scratch buffers are not part of the model: a pickle carries the cache, not them.
+        return {**self.__dict__, "_work": {}}
+
     # -- drawing -------------------------------------------------------------------------------
     def draw(self, i: int) -> tuple[np.ndarray, np.ndarray | None]:
         """Frequencies (m, d) float32 and phases (m,) or None of block ``i``: no cache involved."""
@@ -156,6 +160,8 @@ class FeatureBlocks:
         f[:] = 0.0
         if T == 0 or n == 0:
             return f
+        if not self._Wa.flags.writeable:  # e.g. a model loaded with joblib's mmap_mode="r"
+            self._Wa = self._Wa.copy()  # evaluate writes the phase slot
         rows, blocks = self._chunking(n, T)
         zbuf = self._scratch("Z", min(rows, n) * blocks * self.m)
         gbuf = self._scratch("g", min(rows, n))
