@@ -249,8 +249,12 @@ def summary(r: dict) -> str:
                      f"{d['floor_phase_form_s']:.1f} s | {d['ratio_phase_form']:.2f}x | |")
         lines.append(f"| (d) memory of one chunk | {d['chunk_mb']:.1f} MB "
                      f"({d['chunk'][0]} rows x {d['chunk'][1]} frequencies) | | | bounded |")
-    lines += ["", "The floor is the float32 matrix products and cos/sin of the shapes the work "
-              "needs, into preallocated buffers, in the faster (W X^T) layout. The engine "
+    stamps = sorted({(r[k].get("measured_at", "?"), r[k].get("git_sha", "?"))
+                     for k in "abcd" if k in r})
+    lines += ["", "Measured " + "; ".join(f"{when} at commit {sha}" for when, sha in stamps)
+              + ".", "",
+              "The floor is the float32 matrix products and cos/sin of the shapes the work needs, "
+              "into preallocated buffers, in the faster (W X^T) layout. The engine "
               "evaluates a model in amplitude-phase form (a cos z + b sin z = r cos(z + psi)): "
               "one cosine per frequency instead of a cosine and a sine, which is why it can run "
               "below that floor; the amplitude-phase floor (the product one column wider, one "
@@ -261,6 +265,17 @@ def summary(r: dict) -> str:
               "iterations, so the one-off O(n) split of labeled and unlabeled rows is apart.",
               ""]
     return "\n".join(lines)
+
+
+def _git_sha() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, check=True, cwd=Path(__file__).parent)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, cwd=Path(__file__).parent)
+        return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 def main() -> None:
@@ -276,7 +291,8 @@ def main() -> None:
         for key in args.which:
             fn = {"a": bench_a, "b": bench_b, "c": lambda: bench_c(args.quick),
                   "d": lambda: bench_d(args.quick)}[key]
-            results[key] = fn()
+            results[key] = {**fn(), "measured_at": time.strftime("%Y-%m-%d %H:%M"),
+                            "git_sha": _git_sha()}
             print(key, json.dumps(results[key], indent=1), flush=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
