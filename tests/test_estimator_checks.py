@@ -85,3 +85,16 @@ def test_scores_do_not_depend_on_row_order_beyond_float32_rounding(cls) -> None:
     np.testing.assert_allclose(f_perm, f[order], rtol=0, atol=1e-5 * np.abs(f).max())
     np.testing.assert_allclose(model.decision_function(ds.X[:7]), f[:7], rtol=0,
                                atol=1e-5 * np.abs(f).max())
+
+
+def test_threads_scoring_one_model_at_once_get_the_serial_scores() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    ds = load("synthetic_binary", n=4000, d=5)
+    model = QSGS2AUC(n_iter=150, random_state=2).fit(ds.X, ds.y)
+    parts = np.array_split(np.arange(ds.X.shape[0]), 8)
+    serial = [model.decision_function(ds.X[p]) for p in parts]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda p: model.decision_function(ds.X[p]), parts))
+    for a, b in zip(serial, threaded, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -22,6 +22,8 @@ scoring, so it is computed without waste:
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 FEATURE_MAPS = ("cos_sin", "cos_phase")
@@ -75,11 +77,17 @@ class FeatureBlocks:
         self._Wa = np.empty((0, self.d + 1), dtype=np.float32)  # cached blocks, stacked
         self._b = np.empty(0, dtype=np.float32)
         self.n_cached = 0
-        self._work: dict[str, np.ndarray] = {}  # scratch buffers reused across evaluations
+        # Scratch buffers reused across evaluations, one set per thread: threads may score
+        # with the same model at once.
+        self._local = threading.local()
 
     def __getstate__(self) -> dict:
         # Scratch buffers are not part of the model: a pickle carries the cache, not them.
-        return {**self.__dict__, "_work": {}}
+        return {k: v for k, v in self.__dict__.items() if k != "_local"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._local = threading.local()
 
     # -- drawing -------------------------------------------------------------------------------
     def draw(self, i: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -189,10 +197,11 @@ class FeatureBlocks:
 
     def _scratch(self, name: str, size: int) -> np.ndarray:
         """A float32 buffer of at least ``size`` elements, kept for the next call."""
-        buf = self._work.get(name)
+        work = self._local.__dict__
+        buf = work.get(name)
         if buf is None or buf.size < size:
             buf = np.empty(max(size, 2 * (0 if buf is None else buf.size)), dtype=np.float32)
-            self._work[name] = buf
+            work[name] = buf
         return buf[:size]
 
     def _chunking(self, n: int, T: int) -> tuple[int, int]:
