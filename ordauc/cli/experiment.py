@@ -42,7 +42,7 @@ def run_cmd(
         help="YAML file describing the study (datasets, solvers, budgets, seeds, cv).",
         metavar="CONFIG", show_default=False)],
     out: Annotated[Path | None, typer.Option(
-        "--out", help="Output folder (default: results/<config stem>).",
+        "--out", help="Output folder (default: results/ and the config's file name without .yaml).",
         show_default=False)] = None,
     n_jobs: Annotated[int, typer.Option(
         "--n-jobs", "-j", help="Cells run at once; -1 = one per core.")] = 1,
@@ -52,7 +52,8 @@ def run_cmd(
         "--scheduler", help="Address of a dask scheduler (with --backend dask).",
         show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="List done, missing and not applicable cells; write nothing.")] = False,
+        "--dry-run", help="List done, missing, failed, stale and not applicable cells, "
+        "datasets not fetched yet included; write nothing.")] = False,
     force: Annotated[bool, typer.Option(
         "--force", help="Run every cell again, even those already done.")] = False,
     data_dir: Annotated[Path | None, typer.Option(

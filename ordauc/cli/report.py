@@ -27,8 +27,11 @@ def plot(
         "--complete", help="Draw each AUC boxplot at the largest unlabeled size where every "
         "solver finished all its runs, as in the papers.")] = False,
 ) -> None:
-    """Figures from a results folder, PNG and PDF: AUC boxplots per dataset (and all datasets in
-    one figure) and training time against the number of unlabeled samples."""
+    """Figures from a results folder: AUC boxplots and training-time curves, PNG and PDF.
+
+    One AUC boxplot per dataset and one of all datasets, and per dataset the training time
+    against the number of unlabeled samples, into DIRECTORY/figures (or --out).
+    """
     from ordauc.report.plots import plot_results
 
     written = plot_results(directory, out=out, n_labeled=n_labeled, n_unlabeled=n_unlabeled,
