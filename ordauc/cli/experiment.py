@@ -42,7 +42,8 @@ def run_cmd(
         help="YAML file describing the study (datasets, solvers, budgets, seeds, cv).",
         metavar="CONFIG", show_default=False)],
     out: Annotated[Path | None, typer.Option(
-        "--out", help="Output folder (default: results/ and the config's file name without .yaml).",
+        "--out", help="Output folder (default: results/STEM, STEM being the config's file "
+        "name without .yaml).",
         show_default=False)] = None,
     n_jobs: Annotated[int, typer.Option(
         "--n-jobs", "-j", help="Cells run at once; -1 = one per core.")] = 1,
