@@ -100,7 +100,8 @@ def _check_backend(backend: str, scheduler: str | None) -> None:
 def _print_dry_run(config: Config, options: RunOptions) -> None:
     from ordauc.experiment import dry_run
 
-    plan, states = dry_run(config, options)
+    report = dry_run(config, options)
+    plan, states = report.plan, report.states
     for state in states:
         detail = f"  ({state.detail})" if state.detail else ""
         typer.echo(f"{state.state:8} {state.cell.key}{detail}")
@@ -112,10 +113,7 @@ def _print_dry_run(config: Config, options: RunOptions) -> None:
                       if counts[s])
     typer.echo(f"{len(states)} cells: {parts}; {len(plan.not_applicable)} dataset-solver "
                f"pair(s) not applicable; nothing written to {options.out}")
-    from ordauc import data
-
-    waiting = sorted({spec.name for spec in config.datasets
-                      if not data.is_prepared(spec.name, options.data_dir)})
-    if waiting:
-        typer.echo(f"not fetched yet: {', '.join(waiting)}; `ordauc fetch {' '.join(waiting)}` "
+    if report.unfetched:
+        names = report.unfetched
+        typer.echo(f"not fetched yet: {', '.join(names)}; `ordauc fetch {' '.join(names)}` "
                    "gets them, and `ordauc run` refuses to start until then")

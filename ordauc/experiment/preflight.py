@@ -8,6 +8,7 @@ surfacing as a column of failed cells hours later.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,17 +35,17 @@ def split_options(config: Config) -> dict[str, object]:
 
 
 def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | None,
-              skip_unprepared: bool = False
+              skip: Collection[str] = ()
               ) -> dict[tuple[str, int, int, int | None], SplitSizes]:
     """Sizes of every split of the plan; raises :class:`UserError` for any split that cannot be
-    drawn or trained on. ``skip_unprepared`` leaves out datasets not fetched yet (a dry run
-    plans before the download) instead of refusing them."""
+    drawn or trained on. Datasets named in ``skip`` are left out (a dry run plans datasets
+    before they are fetched)."""
     from ordauc import data
 
     sizes: dict[tuple[str, int, int, int | None], SplitSizes] = {}
     for spec in config.datasets:
         cells = [c for c in plan.cells if c.dataset == spec]
-        if not cells or (skip_unprepared and not data.is_prepared(spec.name, data_dir)):
+        if not cells or spec.name in skip:
             continue
         dataset = data.load(spec.name, data_dir, **spec.params)
         classes = np.unique(dataset.y)

@@ -94,7 +94,16 @@ def prepare(config: Config, data_dir: str | None) -> tuple[Plan, dict[Any, Split
     return plan, preflight(plan, config, data_dir)
 
 
-def dry_run(config: Config, options: RunOptions) -> tuple[Plan, list[CellState]]:
+@dataclass(frozen=True)
+class DryRun:
+    """What ``run`` would do: the plan, every cell's state, and the datasets not fetched yet."""
+
+    plan: Plan
+    states: list[CellState]
+    unfetched: list[str]
+
+
+def dry_run(config: Config, options: RunOptions) -> DryRun:
     """What ``run`` would do; reads the table if there is one and writes nothing.
 
     Datasets not fetched yet are planned all the same (their splits are checked once they are
@@ -102,14 +111,15 @@ def dry_run(config: Config, options: RunOptions) -> tuple[Plan, list[CellState]]
     """
     from ordauc import data
 
+    unfetched = sorted({spec.name for spec in config.datasets
+                        if not data.is_prepared(spec.name, options.data_dir)})
     plan = make_plan(config)
-    preflight(plan, config, options.data_dir, skip_unprepared=True)
+    preflight(plan, config, options.data_dir, skip=unfetched)
     states = survey(plan, _existing_rows(options.out), options.force)
-    waiting = {spec.name for spec in config.datasets
-               if not data.is_prepared(spec.name, options.data_dir)}
-    return plan, [CellState(s.cell, s.state, f"needs `ordauc fetch {s.cell.dataset.name}`")
-                  if s.state == "missing" and s.cell.dataset.name in waiting else s
-                  for s in states]
+    states = [CellState(s.cell, s.state, f"needs `ordauc fetch {s.cell.dataset.name}`")
+              if s.state == "missing" and s.cell.dataset.name in unfetched else s
+              for s in states]
+    return DryRun(plan, states, unfetched)
 
 
 def run(config: Config, options: RunOptions) -> Summary:
