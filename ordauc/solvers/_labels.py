@@ -30,9 +30,24 @@ class LabeledSplit:
     def n_classes(self) -> int:
         return int(self.classes.size)
 
-    def to_user(self, z: np.ndarray) -> np.ndarray:
-        """Internal labels 1..k back to the caller's labels."""
-        return self.classes[np.asarray(z) - 1]
+    def batch_pools(self, with_unlabeled: bool) -> list[np.ndarray]:
+        """Row pools of the mini-batches, in the order they are drawn: P_1 = {labeled z > 1},
+        N_1 = {labeled z <= 1}, ..., P_{k-1}, N_{k-1}, then U if ``with_unlabeled``. P and N
+        hold positions among the labeled rows, U row indices of X."""
+        pools = [pool for j in range(1, self.n_classes)
+                 for pool in (np.flatnonzero(self.z > j), np.flatnonzero(self.z <= j))]
+        return [*pools, self.unlabeled] if with_unlabeled else pools
+
+
+def draw_batches(rng: np.random.Generator, pools: list[np.ndarray], size: int
+                 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray | None]:
+    """One iteration's mini-batches, ``size`` draws with replacement from each pool of
+    :meth:`LabeledSplit.batch_pools`, in one call to ``rng``: the (P_j, N_j) pairs, and the U
+    batch or None when the pools hold no U."""
+    highs = np.array([pool.size for pool in pools])[:, None]
+    pos = rng.integers(0, highs, (len(pools), size))
+    pairs = [(pools[i][pos[i]], pools[i + 1][pos[i + 1]]) for i in range(0, len(pools) - 1, 2)]
+    return pairs, (pools[-1][pos[-1]] if len(pools) % 2 else None)
 
 
 def split_labels(y: np.ndarray, task: str | None = None) -> LabeledSplit:

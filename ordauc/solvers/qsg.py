@@ -44,7 +44,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags, Tags
 
-from ordauc.solvers._labels import LabeledSplit, split_labels
+from ordauc.solvers._labels import LabeledSplit, draw_batches, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.objective import gamma_vector
 from ordauc.solvers.random_features import FeatureBlocks, PackedCoef
@@ -141,13 +141,7 @@ class _QSGBase(BaseEstimator):
         X_new = np.empty((n_l + (0 if supervised else b), X.shape[1]), dtype=np.float32)
         X_new[:n_l] = X[labels.labeled]
         X_u = X_new[n_l:]
-        # One index draw per iteration for all batches: rows P_1, N_1, ..., P_{k-1}, N_{k-1}, U.
-        pools = [np.flatnonzero(labels.z > j) for j in range(1, k)]
-        pools = [pool for j, P_j in enumerate(pools, 1)
-                 for pool in (P_j, np.flatnonzero(labels.z <= j))]
-        if not supervised:
-            pools.append(labels.unlabeled)
-        highs = np.array([pool.size for pool in pools])[:, None]
+        pools = labels.batch_pools(with_unlabeled=not supervised)
         rng = np.random.default_rng([self.seed_, 0])
         coef = np.zeros((T, blocks.width), dtype=np.float64)
         packed = PackedCoef(T, blocks.m, blocks.phase)  # float32 copy that evaluate reads
@@ -158,13 +152,9 @@ class _QSGBase(BaseEstimator):
         c = np.empty(X_new.shape[0], dtype=np.float64)
         scale = 1.0
         beta = np.zeros(X.shape[0], dtype=np.float64) if self.track_kernel else None
-        u_rows = np.empty(0, dtype=np.int64)
         for t in range(1, T + 1):
-            pos = rng.integers(0, highs, (len(pools), b))
-            draws = [(pools[2 * j][pos[2 * j]], pools[2 * j + 1][pos[2 * j + 1]])
-                     for j in range(k - 1)]
-            if not supervised:
-                u_rows = pools[-1][pos[-1]]
+            draws, u_rows = draw_batches(rng, pools, b)
+            if u_rows is not None:
                 np.take(X, u_rows, axis=0, out=X_u)
                 blocks.evaluate(X_u, packed, scale, n_blocks=t - 1, out=f_u)
             pair_coefficients(f_l, f_u, draws, w_pn, w_u, out=c)
@@ -186,7 +176,8 @@ class _QSGBase(BaseEstimator):
             f_l += blocks.norm * (F[:n_l] @ alpha)
             if beta is not None:
                 beta[labels.labeled] -= eta * c[:n_l] / scale
-                np.add.at(beta, u_rows, -eta * c[n_l:] / scale)
+                if u_rows is not None:
+                    np.add.at(beta, u_rows, -eta * c[n_l:] / scale)
         self.coef_ = coef
         self.scale_ = scale
         self.n_iter_ = T

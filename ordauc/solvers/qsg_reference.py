@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ordauc.solvers._labels import split_labels
+from ordauc.solvers._labels import draw_batches, split_labels
 from ordauc.solvers.objective import gamma_vector
 from ordauc.solvers.qsg import resolve_steps, step_size
 from ordauc.solvers.random_features import draw_block
@@ -58,19 +58,12 @@ def fit(X: np.ndarray, y: np.ndarray, *, lam: float, sigma: float, gamma: float,
     th, off = resolve_steps(step, lam, theta, t0, theta_decay)
     X_l, X_all_u = X[lab.labeled], lab.unlabeled
     use_u = bool(np.any(g < 1.0)) and X_all_u.size > 0
-    # The batches' index pools in the engine's order: P_1, N_1, ..., P_{k-1}, N_{k-1}, U.
-    pools = [pool for j in range(1, k)
-             for pool in (np.flatnonzero(lab.z > j), np.flatnonzero(lab.z <= j))]
-    if use_u:
-        pools.append(X_all_u)
-    highs = np.array([pool.size for pool in pools])[:, None]
+    pools = lab.batch_pools(with_unlabeled=use_u)  # the engine's samples, in its order
     rng = np.random.default_rng([random_state, 0])
     alphas: list[np.ndarray] = []
     for t in range(1, n_iter + 1):
-        pos = rng.integers(0, highs, (len(pools), b))
-        draws = [(pools[2 * j][pos[2 * j]], pools[2 * j + 1][pos[2 * j + 1]])
-                 for j in range(k - 1)]
-        u = pools[-1][pos[-1]] if use_u else np.empty(0, dtype=int)
+        draws, u = draw_batches(rng, pools, b)
+        u = np.empty(0, dtype=int) if u is None else u
         X_u = X[u]
         # One prediction for every sampled point of this iteration (Algorithm 1, line 9).
         pts = np.concatenate([X_u] + [X_l[idx] for pair in draws for idx in pair])
