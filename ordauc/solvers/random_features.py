@@ -223,7 +223,7 @@ class PackedCoef:
 
     A block's term is sum_j amp_j cos(omega_j . x + psi_j): for ``cos_sin``, coefficients
     (a_j, b_j) on (cos, sin) give amp_j = hypot(a_j, b_j) and psi_j = -atan2(b_j, a_j); for
-    ``cos_phase``, amp_j is the coefficient and the phase is the block's own (``psi`` unused).
+    ``cos_phase``, amp_j is the coefficient and the phase is the block's own (``psi`` None).
     The identity is exact; the float32 rounding is that of the cos/sin form.
     """
 
@@ -231,7 +231,7 @@ class PackedCoef:
         self.m = m
         self.phase = phase
         self.amp = np.zeros((n_blocks, m), dtype=np.float32)
-        self.psi = np.zeros((n_blocks, m), dtype=np.float32)
+        self.psi = None if phase else np.zeros((n_blocks, m), dtype=np.float32)
 
     @classmethod
     def of(cls, coef: np.ndarray, blocks: FeatureBlocks) -> PackedCoef:
