@@ -63,23 +63,15 @@ def _fetch_fails(server_url: str, data_dir: Path, name: str, *extra: str) -> str
     return lines[0]
 
 
-def test_first_mirror_404_then_next_serves(mirror, tmp_path):
+@pytest.mark.parametrize("failing", ["missing", "error"])  # the server answers 404, or 503
+def test_a_failing_mirror_falls_through_to_the_next(mirror, tmp_path, failing):
     _fourclass(mirror.root)
-    code, out, err = run_cli("fetch", "fourclass", "--mirror", f"{mirror.url}/missing",
+    code, out, err = run_cli("fetch", "fourclass", "--mirror", f"{mirror.url}/{failing}",
                              "--mirror", f"{mirror.url}/good", "--data-dir",
                              str(tmp_path / "d"), "--quiet")
     assert code == 0, err
-    assert [p for p, _ in mirror.requests] == ["/missing/fourclass", "/good/fourclass"]
+    assert [p for p, _ in mirror.requests] == [f"/{failing}/fourclass", "/good/fourclass"]
     assert data.load("fourclass", tmp_path / "d").X.shape == (200, 2)
-
-
-def test_server_error_falls_through_to_next_mirror(mirror, tmp_path):
-    _fourclass(mirror.root)
-    code, _, err = run_cli("fetch", "fourclass", "--mirror", f"{mirror.url}/error",
-                           "--mirror", f"{mirror.url}/good", "--data-dir",
-                           str(tmp_path / "d"), "--quiet")
-    assert code == 0, err
-    assert [p for p, _ in mirror.requests] == ["/error/fourclass", "/good/fourclass"]
 
 
 def test_every_mirror_failing_names_each_attempt(mirror, tmp_path):
