@@ -98,3 +98,26 @@ def test_threads_scoring_one_model_at_once_get_the_serial_scores() -> None:
         threaded = list(pool.map(lambda p: model.decision_function(ds.X[p]), parts))
     for a, b in zip(serial, threaded, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", ["qsg_s2auc", "qs3orao", "samult", "m_samult"])
+def test_labels_from_scores_are_predict_and_the_runner_scores_once(name) -> None:
+    from ordauc.experiment.tuning import evaluate
+
+    task = "binary" if name in ("qsg_s2auc", "samult") else "ordinal"
+    ds = load(f"synthetic_{task}", n=400, d=4)
+    y = ds.y.copy()
+    y[120:] = -1
+    params = SMALL if name.startswith("q") else {}
+    model = get(name, **params).fit(ds.X[:300], y[:300])
+    X_eval, y_eval = ds.X[300:], ds.y[300:]
+    np.testing.assert_array_equal(model.predict_from_scores(model.decision_function(X_eval)),
+                                  model.predict(X_eval))
+    calls = []
+    real = model.decision_function
+    model.decision_function = lambda X: calls.append(len(X)) or real(X)
+    scores = evaluate(model, X_eval, y_eval, task, ds.n_classes)
+    assert calls == [100]
+    from ordauc import metrics
+
+    assert scores["mze"] == metrics.mze(y_eval, model.predict_from_scores(real(X_eval)))

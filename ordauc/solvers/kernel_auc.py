@@ -30,7 +30,7 @@ from ordauc.errors import ResourceLimitError
 from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.objective import gamma_vector, objective
-from ordauc.solvers.thresholds import assign_labels, fit_thresholds
+from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
 
 _CHUNK_ROWS = 2048
 
@@ -112,7 +112,7 @@ class _ExactKernel(BaseEstimator):
         return tags
 
 
-class SAMULT(_ExactKernel):
+class SAMULT(ThresholdLabels, _ExactKernel):
     """SAMULT: exact kernel semi-supervised AUC optimisation (Xie & Li 2018), one ranking f."""
 
     tasks = ("binary", "ordinal")
@@ -145,9 +145,6 @@ class SAMULT(_ExactKernel):
                                                         self.sigma) @ self.dual_coef_)
         return out
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        z = assign_labels(self.decision_function(X), self.thresholds_)
-        return self.classes_[z - 1]
 
 
 class MSAMULT(_ExactKernel):
@@ -178,7 +175,10 @@ class MSAMULT(_ExactKernel):
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """The class above as many classes as subproblems whose model says 'above'."""
-        scores = self.decision_function(X)
+        return self.predict_from_scores(self.decision_function(X))
+
+    def predict_from_scores(self, scores: np.ndarray) -> np.ndarray:
+        """``predict`` from the output of ``decision_function``."""
         above = np.column_stack([scores[:, j] > m.thresholds_[0]
                                  for j, m in enumerate(self.models_)])
         return self.classes_[above.sum(axis=1)]

@@ -48,7 +48,7 @@ from ordauc.solvers._labels import LabeledSplit, draw_batches, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.objective import gamma_vector
 from ordauc.solvers.random_features import FeatureBlocks, PackedCoef
-from ordauc.solvers.thresholds import assign_labels, fit_thresholds
+from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
 
 STEP_RULES = ("inverse", "dsg")
 _MAX_FIRST_STEP = 0.25  # 2 / (curvature bound 8 of the squared pairwise risks)
@@ -77,7 +77,7 @@ def step_size(t: int, step: str, theta: float, t0: float, theta_decay: float) ->
     return theta / (t + t0)
 
 
-class _QSGBase(BaseEstimator):
+class _QSGBase(ThresholdLabels, BaseEstimator):
     """Shared engine; subclasses fix the task."""
 
     tasks: tuple[str, ...] = ()
@@ -190,11 +190,6 @@ class _QSGBase(BaseEstimator):
         X = predict_input(self, X, np.float32)
         return self.blocks_.evaluate(X, self.coef_, self.scale_)
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        """Labels from the thresholds, as in ``classes_`` (0/1 for binary data, 1..k for
-        ordinal data in ordauc's datasets)."""
-        z = assign_labels(self.decision_function(X), self.thresholds_)
-        return self.classes_[z - 1]
 
 
 def pair_coefficients(f_l: np.ndarray, f_u: np.ndarray,

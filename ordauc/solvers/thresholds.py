@@ -20,6 +20,8 @@ present the thresholds are then strictly increasing, unless scores tie exactly a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -74,3 +76,23 @@ def assign_labels(f: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     """h(x) of AAAI 2020: label 1 + the number of thresholds that f(x) exceeds."""
     return (np.searchsorted(thresholds, np.asarray(f, dtype=np.float64), side="left") + 1
             ).astype(np.int64)
+
+
+class ThresholdLabels:
+    """``predict`` of a fitted ranking model with ``thresholds_`` and ``classes_``.
+
+    ``predict_from_scores`` turns scores already computed by ``decision_function`` into labels,
+    so a caller that needs both (the experiment runner) scores its data once.
+    """
+
+    thresholds_: np.ndarray
+    classes_: np.ndarray
+    decision_function: Callable[[np.ndarray], np.ndarray]
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Labels as in ``classes_``: the class of as many thresholds as the score exceeds."""
+        return self.predict_from_scores(self.decision_function(X))
+
+    def predict_from_scores(self, scores: np.ndarray) -> np.ndarray:
+        """``predict`` from the output of ``decision_function``."""
+        return self.classes_[assign_labels(scores, self.thresholds_) - 1]
