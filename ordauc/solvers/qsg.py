@@ -125,7 +125,8 @@ class _QSGBase(ThresholdLabels, BaseEstimator):
                                      self.feature_map, int(self.cache_mb * (1 << 20)))
         self._run(X, labels)
         # The thresholds are fitted on the scores predict will compute (the float32 evaluation),
-        # not on the float64 running f of the iterations, so training points get their labels.
+        # not on the float64 running f of the iterations: predict on the labeled rows then
+        # places them exactly as the fit did.
         f_l = self.blocks_.evaluate(X[labels.labeled], self.coef_, self.scale_)
         self.thresholds_ = fit_thresholds(f_l, labels.z, labels.n_classes)
         self.classes_ = labels.classes
