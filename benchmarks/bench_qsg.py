@@ -2,7 +2,7 @@
 
     python benchmarks/bench_qsg.py [a b c d] [--quick] [--out benchmarks/results/qsg.json]
 
-(a) QSG-S2AUC training vs the plain Algorithm 1 of :mod:`ordauc.solvers.qsg_reference` (float64,
+(a) QSG-S2AUC training vs the plain Algorithm 1 of :mod:`ordauc.solvers.dsg.reference` (float64,
     every block drawn again at every prediction) on the same iterates: d = 20, 200 labeled,
     20,000 unlabeled, batches of 64, 64 frequencies per block, 200 iterations.
 (b) the same training against the floor: the float32 matrix products and cos/sin of the shapes
@@ -33,8 +33,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary
-from ordauc.solvers import qsg_reference
-from ordauc.solvers.qsg import QSGS2AUC
+from ordauc.solvers.dsg import reference as qsg_reference
+from ordauc.solvers.dsg.qsg import QSGS2AUC
 
 D, M, BATCH, ITERS, SIGMA = 20, 64, 64, 200, 1.0
 
@@ -128,7 +128,7 @@ import json, resource, sys, time
 import numpy as np
 from threadpoolctl import threadpool_limits
 from ordauc.data.builtin import synthetic_binary
-from ordauc.solvers.qsg import QSGS2AUC
+from ordauc.solvers.dsg.qsg import QSGS2AUC
 n = int(sys.argv[1])
 ds = synthetic_binary(n=n, d=18, seed=0)
 X, y = ds.X, ds.y

@@ -15,3 +15,10 @@ class ResourceLimitError(RuntimeError):
 
     The experiment runner records the cell as ``skipped`` with this message, never as a result.
     """
+
+
+class DivergenceError(ArithmeticError):
+    """An iterative solver's iterates left every range a solution can lie in.
+
+    The message names the step-size schedule that caused it; the cell is recorded as ``error``.
+    """

@@ -7,11 +7,11 @@ import pytest
 from sklearn.base import clone
 
 from ordauc.data import load
-from ordauc.solvers import qsg_reference as ref
 from ordauc.solvers._labels import split_labels
-from ordauc.solvers.kernel_auc import SAMULT, gaussian_kernel
+from ordauc.solvers.dsg import reference as ref
+from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC
+from ordauc.solvers.kernel.samult import SAMULT, gaussian_kernel
 from ordauc.solvers.objective import objective
-from ordauc.solvers.qsg import QS3ORAO, QSGS2AUC
 
 CASES = [("synthetic_binary", QSGS2AUC, True), ("synthetic_ordinal", QS3ORAO, False)]
 
@@ -135,9 +135,11 @@ def test_ordinal_model_has_increasing_thresholds_and_predicts_labels():
     model = QS3ORAO(lam=0.25, sigma=1.0, n_iter=200, random_state=0).fit(ds.X, y)
     b = model.thresholds_
     assert b.shape == (4,) and np.all(np.diff(b) > 0)
-    pred = model.predict(ds.X[150:])
+    pred, truth = model.predict(ds.X[150:]), ds.y[150:]
     assert set(np.unique(pred)) <= {1, 2, 3, 4, 5}
-    assert np.mean(np.abs(pred - ds.y[150:])) < 1.2  # better than guessing the middle class
+    # The best constant prediction (the median class) has MAE 1.21 here; QS3ORAO measured 0.79.
+    constant = min(np.mean(np.abs(c - truth)) for c in range(1, 6))
+    assert np.mean(np.abs(pred - truth)) < 0.75 * constant
 
 
 def test_binary_predict_returns_0_1_and_ranks_well():
@@ -168,15 +170,114 @@ def test_estimators_clone_with_their_parameters():
     assert twin.set_params(lam=2.0).lam == 2.0
 
 
-def test_registry_checks_parameter_kinds():
+def test_registry_checks_parameter_constraints():
     from ordauc import solvers
     from ordauc.errors import UserError
 
-    solvers.check_value("qs3orao", "gamma", [0.1, 0.2, 0.3, 0.4])  # one gamma_j per subproblem
-    solvers.check_value("qs3orao", "theta", None)
-    solvers.check_value("qsg_s2auc", "step", "dsg")
-    for key, value, says in [("lam", "fast", "a number"), ("step", "fast", "inverse, dsg"),
-                             ("track_kernel", 1, "true or false"), ("lam", [1, 2], "a number"),
-                             ("feature_map", "rbf", "cos_sin, cos_phase")]:
+    solvers.check_params("qs3orao", {"gamma": [0.1, 0.2, 0.3, 0.4]})  # one gamma_j per subproblem
+    solvers.check_params("qs3orao", {"theta": None, "t0": 0})
+    solvers.check_params("qsg_s2auc", {"step": "dsg", "n_iter": 5})
+    for key, value, says in [("lam", "fast", "float in the range"), ("step", "fast", "'inverse'"),
+                             ("track_kernel", 1, "bool"), ("lam", [1, 2], "float"),
+                             ("feature_map", "rbf", "'cos_sin'"), ("n_iter", 2.5, "int"),
+                             ("lam", -1, r"\(0.0, inf\)"), ("sigma", 0, "sigma = 0 "),
+                             ("sigma", float("nan"), "nan"), ("lam", float("inf"), "inf"),
+                             ("gamma", float("inf"), "list of k-1"), ("n_iter", True, "int"),
+                             ("gamma", [0.5, 1.5], r"\[0, 1\]"), ("no_such", 1, "no parameter")]:
         with pytest.raises(UserError, match=says):
-            solvers.check_value("qsg_s2auc", key, value)
+            solvers.check_params("qsg_s2auc", {key: value})
+
+
+def test_fit_validates_parameters_too():
+    ds, y = _semi("synthetic_binary", 60, 20)
+    X = ds.X
+    for bad in ({"lam": 0}, {"n_iter": 0}, {"sigma": float("nan")}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            QSGS2AUC(**bad).fit(X, y)
+
+
+def test_divergence_stops_with_the_schedule_named():
+    # The papers' literal schedule eta_t = theta/t (t0 = 0) with a large theta explodes the
+    # squared loss within a few iterations; the fit must say so instead of returning NaN.
+    ds, y = _semi("synthetic_binary", 200, 60)
+    X = ds.X
+    with pytest.raises(ArithmeticError, match=r"t0 = 0.*diverged|diverged.*t0 = 0"):
+        QSGS2AUC(lam=1.0, theta=50.0, t0=0, n_iter=200, random_state=0).fit(X, y)
+    model = QSGS2AUC(lam=1.0, n_iter=200, random_state=0).fit(X, y)  # the stable default
+    assert np.all(np.isfinite(model.decision_function(X)))
+
+
+def test_sparse_input_gives_the_dense_result():
+    import scipy.sparse as sp
+
+    ds, y = _semi("synthetic_binary", 120, 40)
+    X = ds.X
+    dense = QSGS2AUC(n_iter=30, random_state=0).fit(X, y).decision_function(X)
+    sparse = QSGS2AUC(n_iter=30, random_state=0).fit(sp.csr_matrix(X), y)
+    assert np.array_equal(sparse.decision_function(sp.csr_matrix(X)), dense)
+
+
+# -- f kept on the whole unlabeled pool (engine.pool_start) ------------------------------------
+class _Today(QS3ORAO):
+    _pool_rule = "off"  # the sampled batch evaluated against every old block, every iteration
+
+
+class _TodayBinary(QSGS2AUC):
+    _pool_rule = "off"
+
+
+class _SwitchAt25(QS3ORAO):
+    _pool_rule = 25  # batch evaluation for t < 25, then the pool after its catch-up
+
+
+def test_pool_is_kept_from_the_start_when_it_costs_less_in_all():
+    from ordauc.solvers.dsg.engine import pool_start
+
+    # batch: b T(T-1)/2 block-rows; pool: n_u T. 20,000 unlabeled, b = 64, T = 2,000: pool.
+    assert pool_start(20_000, 64, 2000) == 1
+    assert pool_start(200_000, 64, 2000) == 2001  # never
+    assert pool_start(20_000, 64, 2000, "off") == 2001
+    assert pool_start(0, 64, 2000) == 2001
+    assert pool_start(100, 8, 26) == 1 and pool_start(100, 8, 25) == 26  # 2 n_u <= b (T-1)
+
+
+@pytest.mark.parametrize(("name", "new", "today"),
+                         [("synthetic_binary", QSGS2AUC, _TodayBinary),
+                          ("synthetic_ordinal", QS3ORAO, _Today),
+                          ("synthetic_ordinal", _SwitchAt25, _Today)])
+def test_pool_gives_the_iterates_of_batch_evaluation(name, new, today):
+    # Measured: decision values within 2e-7 of max |f| (float32 sums in another order); the
+    # unlabeled scores within 8e-7 of decision_function on those rows, whose float32 sums over
+    # chunks of up to 128 blocks are the coarser (against the float64 plain Algorithm 1 the
+    # pool's own sums are within 5e-8, see below).
+    ds, y = _semi(name, 700, 100)
+    kw = dict(lam=0.5, sigma=1.0, gamma=0.4, n_iter=150, batch_size=16, block_size=16,
+              random_state=7)
+    pooled, batch = new(**kw).fit(ds.X, y), today(**kw).fit(ds.X, y)
+    assert batch.unlabeled_scores_ is None
+    f_new, f_old = pooled.decision_function(ds.X), batch.decision_function(ds.X)
+    assert np.abs(f_old).max() > 0.05
+    np.testing.assert_allclose(f_new, f_old, atol=2e-6 * np.abs(f_old).max())
+    scores = pooled.unlabeled_scores_
+    assert scores.dtype == np.float64 and scores.shape == (600,)
+    np.testing.assert_allclose(scores, f_new[y == -1], atol=2e-6 * np.abs(f_old).max())
+
+
+def test_pool_gives_the_iterates_of_plain_algorithm_1():
+    ds, y = _semi("synthetic_binary", 300, 60)
+    kw = dict(lam=0.5, sigma=1.5, gamma=0.3, n_iter=80, batch_size=8, block_size=8,
+              random_state=11)  # 2 * 240 <= 8 * 79: the pool from t = 1
+    fast = QSGS2AUC(**kw).fit(ds.X, y)
+    assert fast.unlabeled_scores_ is not None
+    f_ref = ref.predict(ds.X, ref.fit(ds.X, y, binary=True, **kw), 11, 8, 1.5)
+    # measured 2.5e-7 (decision values) and 5e-8 (unlabeled scores) of max |f|
+    np.testing.assert_allclose(fast.decision_function(ds.X), f_ref,
+                               atol=2e-6 * np.abs(f_ref).max())
+    np.testing.assert_allclose(fast.unlabeled_scores_, f_ref[y == -1],
+                               atol=2e-6 * np.abs(f_ref).max())
+
+
+def test_supervised_fit_keeps_no_pool():
+    ds, y = _semi("synthetic_binary", 300, 60)
+    model = QSGS2AUC(gamma=1.0, n_iter=80, batch_size=8, block_size=8, random_state=1)
+    assert model.fit(ds.X, y).unlabeled_scores_ is None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ordauc.solvers.kernel_auc import gaussian_kernel
-from ordauc.solvers.random_features import FeatureBlocks
+from ordauc.solvers.dsg.random_features import FeatureBlocks
+from ordauc.solvers.kernel.samult import gaussian_kernel
 
 
 def test_block_is_a_pure_function_of_seed_and_index():

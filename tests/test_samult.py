@@ -9,9 +9,8 @@ import pytest
 from scipy.optimize import minimize
 
 from ordauc.data import load
-from ordauc.errors import ResourceLimitError
 from ordauc.solvers._labels import split_labels
-from ordauc.solvers.kernel_auc import MSAMULT, SAMULT, gaussian_kernel
+from ordauc.solvers.kernel.samult import MSAMULT, SAMULT, gaussian_kernel
 from ordauc.solvers.objective import objective, pnu_risk
 
 
@@ -72,7 +71,21 @@ def test_m_samult_is_one_samult_per_subproblem():
     assert set(np.unique(m.predict(ds.X))) <= {1, 2, 3, 4, 5}
 
 
-def test_memory_budget_is_a_resource_limit_not_a_crash():
-    ds = load("synthetic_binary", n=2000, d=3)
-    with pytest.raises(ResourceLimitError, match="max_memory_gb"):
-        SAMULT(max_memory_gb=0.01).fit(ds.X, ds.y)
+def test_m_samult_predicts_far_better_than_any_constant_class():
+    # Measured: MAE 0.64 and MZE 0.51 against the best constant's 1.25 and 0.77; a wrapper that
+    # predicts one class (or counts the subproblems the wrong way) cannot pass.
+    ds = load("synthetic_ordinal", n=500, d=3, seed=2)
+    y = ds.y.copy()
+    y[200:] = -1
+    pred = MSAMULT(lam=0.05, sigma=2.0, gamma=0.5).fit(ds.X, y).predict(ds.X[200:])
+    truth = ds.y[200:]
+    assert np.mean(np.abs(pred - truth)) < 0.6 * min(np.mean(np.abs(c - truth))
+                                                     for c in range(1, 6))
+    assert np.mean(pred != truth) < 0.8 * min(np.mean(c != truth) for c in range(1, 6))
+
+
+def test_memory_need_is_stated_before_fitting():
+    # Two n x n float64 arrays (distances/kernel and the in-place solve) beside X: the runner
+    # compares this with its limit before a cell starts.
+    assert SAMULT().fit_memory_bytes(2000, 3) == 2 * 8 * 2000**2 + 8 * 2000 * 3
+    assert MSAMULT().fit_memory_bytes(2000, 3) >= SAMULT().fit_memory_bytes(2000, 3)

@@ -2,8 +2,8 @@
 
 Float64 throughout, every block drawn again from its seed at every prediction (Algorithm 2),
 f evaluated at every sampled point, the old coefficients shrunk one by one (Eq. 14/16). It
-draws the same samples and the same frequencies as :class:`ordauc.solvers.qsg.QSGS2AUC` and
-:class:`~ordauc.solvers.qsg.QS3ORAO` with the same parameters, so both produce the same iterates
+draws the same samples and the same frequencies as :class:`ordauc.solvers.dsg.qsg.QSGS2AUC` and
+:class:`~ordauc.solvers.dsg.qsg.QS3ORAO` with the same parameters, so both produce the same iterates
 up to floating-point rounding. Only the ``cos_sin`` feature map; O(T^2) block draws.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ordauc.solvers._labels import draw_batches, split_labels
+from ordauc.solvers.dsg.qsg import resolve_steps, step_size
+from ordauc.solvers.dsg.random_features import draw_block
 from ordauc.solvers.objective import gamma_vector
-from ordauc.solvers.qsg import resolve_steps, step_size
-from ordauc.solvers.random_features import draw_block
 
 
 def _block(seed: int, i: int, m: int, d: int, sigma: float) -> np.ndarray:

@@ -26,6 +26,8 @@ import threading
 
 import numpy as np
 
+from ordauc.solvers.dsg import trig
+
 FEATURE_MAPS = ("cos_sin", "cos_phase")
 _CHUNK_BYTES = 2 << 20  # one float32 chunk of arguments W x: stays in the last-level cache
 
@@ -77,6 +79,10 @@ class FeatureBlocks:
         self._Wa = np.empty((0, self.d + 1), dtype=np.float32)  # cached blocks, stacked
         self._b = np.empty(0, dtype=np.float32)
         self.n_cached = 0
+        # Set when several models read this cache (a grid fit's models): evaluate then writes
+        # each model's phases into a private copy of the frequencies, never into the cache, so
+        # threads scoring different models at once cannot mix their phases.
+        self.shared = False
         # Scratch buffers reused across evaluations, one set per thread: threads may score
         # with the same model at once.
         self._local = threading.local()
@@ -116,14 +122,21 @@ class FeatureBlocks:
             self._b[rows:rows + self.m] = b
         self.n_cached += 1
 
-    def stacked(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray | None]:
+    def stacked(self, start: int, stop: int, own: bool = False
+                ) -> tuple[np.ndarray, np.ndarray | None]:
         """Blocks start..stop-1 as ((stop-start)*m, d+1) frequencies plus a phase slot, and their
-        phases or None: a view of the cache when all are cached, else a scratch buffer, so cached
-        and drawn blocks give the same numbers. The caller owns the slot (last column)."""
+        phases or None: a view of the cache when all are cached (unless ``own``), else a scratch
+        buffer of this thread, so cached and drawn blocks give the same numbers. The caller owns
+        the slot (last column); ``own`` gives a private copy, for caches that several models
+        read (see ``shared``)."""
         n = (stop - start) * self.m
         if stop <= self.n_cached:
             rows = slice(start * self.m, stop * self.m)
-            return self._Wa[rows], (self._b[rows] if self.phase else None)
+            if not own:
+                return self._Wa[rows], (self._b[rows] if self.phase else None)
+            Wa = self._scratch("W", n * (self.d + 1)).reshape(n, self.d + 1)
+            np.copyto(Wa, self._Wa[rows])
+            return Wa, (self._b[rows] if self.phase else None)
         Wa = self._scratch("W", n * (self.d + 1)).reshape(n, self.d + 1)
         ph = self._scratch("b", n) if self.phase else None
         for i in range(start, stop):
@@ -151,45 +164,60 @@ class FeatureBlocks:
         return F
 
     def evaluate(self, X: np.ndarray, coef: np.ndarray | PackedCoef, scale: float = 1.0,
-                 n_blocks: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """f(X) = norm * scale * sum_{i < n_blocks} F_i(X) . coef[i], float64 of shape (n,).
+                 n_blocks: int | None = None, out: np.ndarray | None = None, *, start: int = 0,
+                 add: bool = False, augmented: bool = False, fast: bool = False) -> np.ndarray:
+        """f(X) = norm * scale * sum_{start <= i < n_blocks} F_i(X) . coef[i], float64 (n,).
 
         ``coef`` is (n_blocks, width) float64 (cos part then sin part for ``cos_sin``), or its
         :class:`PackedCoef` form, which a training loop keeps current so that no call converts
         it again. Runs in chunks of rows and blocks whose float32 arguments take about
         ``_CHUNK_BYTES``, blocks outermost, so a block that must be drawn again is drawn once
-        per call.
+        per call. ``add`` adds into ``out`` instead of overwriting it; ``augmented`` says that X
+        already carries a last column of ones (n, d + 1), which spares a copy of every chunk of
+        rows when the same rows are evaluated again and again (a training pool). ``fast`` takes
+        the compiled cosine of :mod:`ordauc.solvers.dsg.trig` (float32 rounding of its own, about
+        3x faster) instead of numpy's: the training loops use it, scoring does not.
         """
         X = np.asarray(X, dtype=np.float32)
         n, d = X.shape[0], self.d
         packed = coef if isinstance(coef, PackedCoef) else PackedCoef.of(coef, self)
         T = packed.amp.shape[0] if n_blocks is None else int(n_blocks)
         f = np.zeros(n, dtype=np.float64) if out is None else out
-        f[:] = 0.0
-        if T == 0 or n == 0:
+        if not add:
+            f[:] = 0.0
+        if start >= T or n == 0:
             return f
         if not self._Wa.flags.writeable:  # e.g. a model loaded with joblib's mmap_mode="r"
             self._Wa = self._Wa.copy()  # evaluate writes the phase slot
-        rows, blocks = self._chunking(n, T)
+        rows, blocks = self._chunking(n, T - start)
         zbuf = self._scratch("Z", min(rows, n) * blocks * self.m)
+        cbuf = self._scratch("C", zbuf.size) if fast else None
         gbuf = self._scratch("g", min(rows, n))
-        # Rows of X with a column of ones against the phase slot: W x + psi in one product.
-        Xa = self._scratch("X", min(rows, n) * (d + 1)).reshape(-1, d + 1)
-        Xa[:, d] = 1.0
+        if not augmented:
+            # Rows of X with a column of ones against the phase slot: W x + psi in one product.
+            Xa = self._scratch("X", min(rows, n) * (d + 1)).reshape(-1, d + 1)
+            Xa[:, d] = 1.0
         factor = np.float64(self.norm * scale)
-        for b0 in range(0, T, blocks):
+        for b0 in range(start, T, blocks):
             b1 = min(T, b0 + blocks)
-            Wa, ph = self.stacked(b0, b1)
+            Wa, ph = self.stacked(b0, b1, own=self.shared)
             Wa[:, d] = ph if self.phase else packed.psi[b0:b1].reshape(-1)
             amp = packed.amp[b0:b1].reshape(-1)
             for r0 in range(0, n, rows):
                 r = min(n, r0 + rows) - r0
-                Xa[:r, :d] = X[r0:r0 + r]
+                if augmented:
+                    xa = X[r0:r0 + r]
+                else:
+                    Xa[:r, :d] = X[r0:r0 + r]
+                    xa = Xa[:r]
                 # (W x)^T: OpenBLAS runs (width x d)(d x rows) ~30% faster than the transpose
                 # for d ~ 20. Views of exactly this chunk's size: contiguous, no spare pages.
                 z = zbuf[: Wa.shape[0] * r].reshape(Wa.shape[0], r)
-                np.matmul(Wa, Xa[:r].T, out=z)
-                np.cos(z, out=z)
+                np.matmul(Wa, xa.T, out=z)
+                if fast:  # into another buffer: in place, the compiled loop cannot vectorise
+                    z = trig.cos(z, cbuf[: z.size].reshape(z.shape))
+                else:
+                    np.cos(z, out=z)
                 g = gbuf[:r]
                 np.matmul(amp, z, out=g)
                 f[r0:r0 + r] += g * factor  # float32 sums of a chunk, accumulated in float64
@@ -249,3 +277,12 @@ class PackedCoef:
         a, b = coef[:, : self.m], coef[:, self.m:]
         self.amp[start:stop] = np.hypot(a, b)
         self.psi[start:stop] = -np.arctan2(b, a)
+
+
+def with_ones(X: np.ndarray) -> np.ndarray:
+    """X (n, d) as float32 (n, d + 1) with a last column of ones: the ``augmented`` rows of
+    :meth:`FeatureBlocks.evaluate`, against the phase slot of the frequencies."""
+    Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float32)
+    Xa[:, :-1] = X
+    Xa[:, -1] = 1.0
+    return Xa

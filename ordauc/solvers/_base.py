@@ -1,0 +1,144 @@
+"""What every ordauc estimator declares beside its class, so that nothing else guesses it.
+
+- ``meta``: a :class:`SolverMeta` (display name, family, tasks, whether it reads unlabeled rows,
+  whether it is iterative, which binary solver an M-* wrapper runs). Plots, reports and the
+  runner learn about a solver here and nowhere else.
+- ``_parameter_constraints``: scikit-learn's declaration of every constructor parameter
+  (:class:`~sklearn.utils._param_validation.Interval`, ``StrOptions``, ...), checked by
+  ``fit`` (``self._validate_params()``) and by config validation before anything runs. The
+  constraint kinds below add what scikit-learn lacks: numbers that refuse booleans and
+  non-finite values, and ordauc's gamma (a number or a list of k-1 numbers).
+- ``fit_memory_bytes(n_samples, n_features)``: the peak bytes one ``fit`` needs, its copies of
+  the data included, so the runner can skip a cell that cannot fit before it starts.
+- iterative solvers (``meta.iterative``) accept ``fit(X, y, checkpoint=...)``: a
+  :class:`Checkpoint` called every ``checkpoint.every`` iterations with a scorer of the current
+  iterate. The solver knows nothing of what the checkpoint records or where.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, Protocol
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+__all__ = ["Checkpoint", "GammaWeights", "Interval", "Iterate", "Number", "SolverMeta",
+           "StrOptions", "count", "nonnegative", "positive", "seed", "unit_interval"]
+
+TASKS = ("binary", "ordinal")
+FAMILIES = ("dsg", "kernel", "ordinal", "pairwise")
+
+
+@dataclass(frozen=True)
+class SolverMeta:
+    """What the registry, the runner, plots and reports know of a solver.
+
+    Parameters
+    ----------
+    display : the papers' name, e.g. ``"M-SAMULT"``.
+    family : ``dsg``, ``kernel``, ``ordinal`` or ``pairwise`` (the solvers/ subpackage).
+    tasks : the tasks it solves, from ``binary`` and ``ordinal``.
+    uses_unlabeled : it reads the rows with ``y == -1`` (semi-supervised); supervised solvers
+        ignore them.
+    iterative : ``fit`` accepts ``checkpoint=`` and reports every ``checkpoint.every``
+        iterations.
+    wrapper_of : for a wrapper of k-1 binary models (M-*), the registry name of the binary
+        solver it runs.
+    proposed : a method one of the four papers proposes (drawn last and highlighted).
+    """
+
+    display: str
+    family: str
+    tasks: tuple[str, ...]
+    uses_unlabeled: bool
+    iterative: bool = False
+    wrapper_of: str | None = None
+    proposed: bool = False
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
+        if not self.tasks or any(t not in TASKS for t in self.tasks):
+            raise ValueError(f"tasks must be a non-empty subset of {TASKS}, got {self.tasks!r}")
+
+
+class Number(Interval):
+    """scikit-learn's :class:`Interval` that also refuses booleans, NaN and infinities.
+
+    YAML reads ``true`` as a boolean and ``.inf`` / ``.nan`` as floats; none of them is a
+    meaningful step count, width or regularisation weight.
+    """
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        if isinstance(val, Real) and not math.isfinite(float(val)):
+            return False
+        return super().is_satisfied_by(val)
+
+
+def positive() -> Number:
+    """A finite real number > 0 (lam, sigma, C, kappa, ...)."""
+    return Number(Real, 0, None, closed="neither")
+
+
+def nonnegative() -> Number:
+    """A finite real number >= 0."""
+    return Number(Real, 0, None, closed="left")
+
+
+def seed() -> Number:
+    """A ``random_state``: an integer >= 0 (or None, declared beside it)."""
+    return Number(Integral, 0, None, closed="left")
+
+
+def unit_interval() -> Number:
+    """A real number in [0, 1]."""
+    return Number(Real, 0, 1, closed="both")
+
+
+def count(minimum: int = 1) -> Number:
+    """An integer >= ``minimum`` (n_iter, batch_size, ...)."""
+    return Number(Integral, minimum, None, closed="left")
+
+
+class GammaWeights(Number):
+    """ordauc's gamma: one number in [0, 1] for every subproblem, or a list of k-1 of them
+    (AAAI 2020 Eq. 9 allows a gamma_j per subproblem). The list's length is checked against
+    the data's k at fit time, and by the runner against each dataset before a run. (An
+    :class:`Interval` applied elementwise, so scikit-learn's validation accepts it.)"""
+
+    def __init__(self) -> None:
+        super().__init__(Real, 0, 1, closed="both")
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        items = list(val) if isinstance(val, (list, tuple, np.ndarray)) else [val]
+        return bool(items) and all(super(GammaWeights, self).is_satisfied_by(v) for v in items)
+
+    def __str__(self) -> str:
+        return "a number in [0, 1] or a list of k-1 such numbers (one per subproblem)"
+
+
+class Iterate(Protocol):
+    """The current iterate of an iterative solver, as a checkpoint sees it."""
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision values of the current iterate (same shape rules as the fitted model)."""
+        ...
+
+
+class Checkpoint(Protocol):
+    """Receives an iterative solver's progress; the solver calls it, the caller records.
+
+    ``every`` is the number of iterations between calls. The call gets the iteration number and
+    the current iterate: an object with ``decision_function(X)`` and, where the solver can
+    compute it, ``objective()`` (its primal objective on the training data). Everything is
+    computed inside the call, so the caller can exclude the call's time from the fit time.
+    """
+
+    every: int
+
+    def __call__(self, iteration: int, iterate: Iterate) -> None: ...

@@ -1,0 +1,1 @@
+"""Supervised ordinal regression: NPSVOR (ADMM) and the NPSVOR paper's SVM baselines."""
