@@ -1,0 +1,340 @@
+"""NPSVOR: nonparallel support vector ordinal regression (Wang, Shi, Niu, Tian, IEEE Trans.
+Cybernetics 2017), trained by the paper's ADMM (Algorithm 2) with all ranks solved together.
+
+Model (paper Section III)
+-------------------------
+For every rank k in 1..p, with I_k = {i : y_i = k}, L_k = {y_i < k}, R_k = {y_i > k}, the primal
+(4) finds a proximal hyperplane f_k(x) = w_k' phi(x) + b_k:
+
+    min  1/2 ||w_k||^2 + C1 sum_{I_k} (xi+_i + xi-_i) + C2 sum_{i not in I_k} eta_i       (4a)
+    s.t. -eps - xi-_i <= f_k(x_i) <= eps + xi+_i,   i in I_k                             (4b)
+         f_k(x_i) <= -1 + eta_i,  i in L_k;   f_k(x_i) >= 1 - eta_i,  i in R_k           (4c, 4d)
+         xi+, xi-, eta >= 0                                                              (4e, 4f)
+
+With yhat_i = -1 on L_k and +1 on R_k, and beta_i = -(alpha+_i - alpha-_i) on I_k,
+beta_i = yhat_i gamma_i elsewhere (the multipliers of (4b)-(4d)), w_k = sum_i beta_i phi(x_i)
+(6), and the dual (7) becomes (8), one QP per rank:
+
+    min_beta  1/2 beta' K beta + eps sum_{I_k} |beta_i| - sum_{i not in I_k} yhat_i beta_i   (8)
+    s.t.      e' beta = 0,   |beta_i| <= C1 on I_k,   0 <= yhat_i beta_i <= C2 elsewhere.
+
+The rank function is f_k(x) = sum_i beta_i K(x, x_i) + b_k (9) and the prediction
+argmin_k |f_k(x)| (5), (10).
+
+ADMM (paper Section IV, Eqs. 11-20)
+-----------------------------------
+(8) is split as f(beta) + g(z) with beta = z (11), f(beta) = 1/2 beta' K beta on {e' beta = 0}
+and g the rest, with the scaled augmented Lagrangian (12). One iteration (13a-c):
+
+- beta-update (14)-(15): nu = rho e'A(z - u) / e'Ae and beta = A(rho (z - u) - nu e), with
+  A = (K + rho I)^-1, so that e' beta = 0 for every rho. The published reference code omits the
+  factor rho in the first term (beta = A(z - u) - nu Ae), which satisfies e' beta = 0 only when
+  rho = 1; here the KKT system (14) is solved as written, so any rho > 0 gives the same optimum.
+- z-update (16)-(18), elementwise: z_i = mid(-C1, S_{eps/rho}(beta_i + u_i), C1) on I_k (18),
+  S the soft-threshold, and z_i = mid(0, beta_i + u_i + yhat_i / rho, yhat_i C2) elsewhere (17).
+- u-update (13c): u = u + beta - z.
+- stop (19)-(20): ||beta - z|| <= sqrt(n) tol_abs + tol_rel max(||beta||, ||z||) and
+  ||rho (z - z_old)|| <= sqrt(n) tol_abs + tol_rel ||rho u|| (Boyd et al.'s rule, the dual
+  variable being rho u), Euclidean norms over one rank's n variables.
+
+K + rho I is the same matrix for every rank and every iteration: it is Cholesky-factored once
+(in place, over the kernel) and every iteration is one pair of triangular solves with an n x p
+right-hand side, whose columns are the p ranks (the ranks are independent, so they run side by
+side). Iterations continue until every rank meets (19)-(20), or ``max_iter``; a rank that has
+converged keeps iterating with the others, which only refines it. Reaching ``max_iter`` first
+emits a :class:`~sklearn.exceptions.ConvergenceWarning` and sets ``converged_ = False``.
+
+Bias (after Eq. 9)
+------------------
+From complementary slackness, every free support vector of rank k gives b_k: f_k(x_i) = eps for
+-C1 < beta_i < 0 on I_k, f_k(x_i) = -eps for 0 < beta_i < C1 on I_k, and yhat_i f_k(x_i) = 1 for
+0 < yhat_i beta_i < C2 elsewhere; b_k is the mean of these values over all free support vectors
+of the rank (as the reference code does). With no free support vector (the reference then returns
+NaN), b_k is the midpoint of the interval the KKT conditions leave for it: each point at a bound
+or at zero gives one or two inequalities on b_k (|f| <= eps for beta_i = 0 on I_k, f >= eps at
+beta_i = -C1, f <= -eps at beta_i = C1; yhat f >= 1 at beta_i = 0 and yhat f <= 1 at
+yhat_i beta_i = C2 elsewhere), and b_k = (max lower + min upper) / 2. At a feasible point of (8)
+both ends exist; should only one exist (an iterate far from convergence), b_k is that end. So
+b_k is always finite. (Any b_k in that interval is optimal for (4). ADMM iterates often leave the
+coefficient of the point that fixes one end of the interval a hair inside its bound; it then
+counts as free, and the mean gives that end, which is also optimal.)
+
+Choices the paper leaves open
+-----------------------------
+- C1 = C2 = ``C`` (as in the paper's comparison); kernel exp(-kappa ||x - x'||^2) (the paper's
+  RBF, ORCA's k); eps defaults to 0.1 (the paper fixes 0.2 in its comparison) and may be 0 (the
+  paper's Fig. 3 grid starts there); rho = 1 and tolerances 1e-2 by default, as the paper
+  suggests (Section V-B); tolerances of 0 run ``max_iter`` iterations.
+- Objective with 1/2 beta' K beta, as in f(beta) of (11) (the extracted (4a) and (8) lost it).
+- Start z = u = 0 (feasible for the box; the paper only says "initialize").
+- The returned coefficients are z, not beta: z lies in the box exactly and has exact zeros, so the
+  support vectors and the free/bounded split of the bias are well defined; e'z = 0 holds to
+  within the primal residual. Only rows with a nonzero coefficient in some rank are kept.
+- The stopping rule is applied per rank with Euclidean norms (the reference code applies it once
+  to the n x p matrices with the spectral norm); ``max_iter`` defaults to 1000 (the reference
+  stops after 50 iterations without a warning).
+- Ties in argmin_k |f_k(x)| go to the lowest rank.
+- Rows with y == -1 are unlabeled and ignored (a supervised method); labels are consecutive
+  integers, ``classes_`` the caller's labels of ranks 1..p.
+
+NPSVOR has no single ranking function, so it has no ``decision_function``: ``predict`` gives
+labels and :meth:`NPSVOR.rank_functions` the (n, p) values f_k(x).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from scipy.linalg.blas import dtrmm
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import Tags
+
+from ordauc.solvers._base import SolverMeta, count, nonnegative, positive, seed
+from ordauc.solvers._labels import split_labels
+from ordauc.solvers._validation import fit_input, predict_input
+from ordauc.solvers.kernel.samult import gaussian_kernel
+
+__all__ = ["NPSVOR", "ADMMResult", "RankProblems", "admm", "intercepts", "kernel_times"]
+
+_CHUNK_ROWS = 2048
+_RANKS_BUDGET = 32  # ranks assumed by fit_memory_bytes (the data's p is unknown there)
+
+
+@dataclass(frozen=True)
+class RankProblems:
+    """The p duals (8) side by side, one column per rank, for labels z in 1..p.
+
+    ``in_band`` marks I_k; ``yhat`` is -1 on L_k, +1 on R_k and 0 on I_k; ``lower``/``upper``
+    are the box of (8): [-C1, C1] on I_k, [0, C2] on R_k and [-C2, 0] on L_k.
+    """
+
+    in_band: np.ndarray
+    yhat: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    eps: float
+
+    @classmethod
+    def build(cls, z: np.ndarray, n_ranks: int, C: float, eps: float) -> RankProblems:
+        ranks = np.arange(1, n_ranks + 1)
+        zc = np.asarray(z)[:, None]
+        in_band = zc == ranks
+        yhat = np.where(zc < ranks, -1.0, np.where(zc > ranks, 1.0, 0.0))
+        lower = np.where(in_band, -C, np.minimum(0.0, yhat * C))
+        upper = np.where(in_band, C, np.maximum(0.0, yhat * C))
+        return cls(in_band, yhat, lower, upper, float(eps))
+
+
+@dataclass(frozen=True)
+class ADMMResult:
+    z: np.ndarray  # (n, p) coefficients, in the box of (8)
+    beta: np.ndarray  # (n, p) last beta, e' beta = 0
+    n_iter: int
+    converged: bool
+
+
+def admm(factor: tuple[np.ndarray, bool], problems: RankProblems, rho: float, tol_abs: float,
+         tol_rel: float, max_iter: int) -> ADMMResult:
+    """Algorithm 2 on every rank at once; ``factor`` is ``cho_factor(K + rho I)``."""
+    n, p = problems.yhat.shape
+    Ae = scipy.linalg.cho_solve(factor, np.ones(n), check_finite=False)
+    eAe = float(Ae.sum())
+    shift = problems.yhat / rho  # the linear term of (16b); 0 on I_k
+    thresh = np.where(problems.in_band, problems.eps / rho, 0.0)  # soft-threshold of (18)
+    z = np.zeros((n, p))
+    u = np.zeros((n, p))
+    root_n = math.sqrt(n)
+    beta = z
+    converged = False
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        # (15): beta = A(rho (z - u) - nu e), nu = rho e'A(z - u) / e'Ae, so e' beta = 0.
+        w = scipy.linalg.cho_solve(factor, z - u, check_finite=False)
+        beta = w - np.outer(Ae, w.sum(axis=0) / eAe)
+        beta *= rho
+        # (17), (18): a shifted soft-threshold (the threshold is 0 off I_k), then the box.
+        a = beta + u
+        a += shift
+        z_old = z
+        z = np.sign(a) * np.maximum(np.abs(a) - thresh, 0.0)
+        np.clip(z, problems.lower, problems.upper, out=z)
+        r = beta - z
+        u += r  # (13c)
+        # (19), (20), per rank.
+        r_norm = np.linalg.norm(r, axis=0)
+        s_norm = rho * np.linalg.norm(z - z_old, axis=0)
+        eps_pri = root_n * tol_abs + tol_rel * np.maximum(np.linalg.norm(beta, axis=0),
+                                                          np.linalg.norm(z, axis=0))
+        eps_dual = root_n * tol_abs + tol_rel * rho * np.linalg.norm(u, axis=0)
+        if np.all(r_norm <= eps_pri) and np.all(s_norm <= eps_dual):
+            converged = True
+            break
+    return ADMMResult(z=z, beta=beta, n_iter=n_iter, converged=converged)
+
+
+def kernel_times(factor: tuple[np.ndarray, bool], rho: float, B: np.ndarray) -> np.ndarray:
+    """K B = U'(U B) - rho B from the upper Cholesky factor U of K + rho I (the kernel itself was
+    overwritten by the factor); only U's triangle is read."""
+    c, lower = factor
+    if lower:
+        raise ValueError("kernel_times expects the upper factor, cho_factor(..., lower=False)")
+    B = np.asfortranarray(B, dtype=np.float64)
+    return dtrmm(1.0, c, dtrmm(1.0, c, B, lower=0, trans_a=0), lower=0, trans_a=1) - rho * B
+
+
+def intercepts(Kz: np.ndarray, z: np.ndarray, problems: RankProblems) -> np.ndarray:
+    """b_k per rank: the mean over the free support vectors, or the KKT interval's midpoint.
+
+    ``Kz`` is K z, so f_k(x_i) = Kz[i, k] + b_k on the training rows.
+    """
+    in_band, yhat, lo_box, hi_box = (problems.in_band, problems.yhat, problems.lower,
+                                     problems.upper)
+    eps = problems.eps
+    at_lo = z <= lo_box
+    at_hi = z >= hi_box
+    zero = z == 0.0
+    free = ~(at_lo | at_hi | zero)
+    # The value f_k(x_i) takes at a free support vector: eps where beta < 0 on I_k (the upper
+    # side of the band), -eps where beta > 0, yhat_i elsewhere.
+    target = np.where(in_band, np.where(z < 0.0, eps, -eps), yhat)
+    # Bounds on f_k(x_i) at the other points.
+    f_lo = np.full(z.shape, -np.inf)
+    f_hi = np.full(z.shape, np.inf)
+    band_zero = in_band & zero
+    f_lo[band_zero], f_hi[band_zero] = -eps, eps
+    f_lo[in_band & at_lo] = eps  # beta = -C1
+    f_hi[in_band & at_hi] = -eps  # beta = C1
+    right = yhat > 0  # R_k: box [0, C2]
+    left = yhat < 0  # L_k: box [-C2, 0]
+    f_lo[right & zero] = 1.0
+    f_hi[right & at_hi & ~zero] = 1.0
+    f_hi[left & zero] = -1.0
+    f_lo[left & at_lo & ~zero] = -1.0
+    b = np.empty(z.shape[1])
+    for k in range(z.shape[1]):
+        fr = free[:, k]
+        if fr.any():
+            b[k] = float(np.mean(target[fr, k] - Kz[fr, k]))
+            continue
+        lo = float(np.max(f_lo[:, k] - Kz[:, k]))
+        hi = float(np.min(f_hi[:, k] - Kz[:, k]))
+        if math.isfinite(lo) and math.isfinite(hi):
+            b[k] = 0.5 * (lo + hi)
+        else:  # one end only (possible away from a solution): that end
+            b[k] = lo if math.isfinite(lo) else hi
+    return b
+
+
+class NPSVOR(BaseEstimator):
+    """NPSVOR (Wang et al. 2017): one proximal hyperplane per rank, label argmin_k |f_k(x)|.
+
+    Parameters
+    ----------
+    C : C1 = C2 = C, the weights of the slacks in (4a).
+    kappa : kernel width in exp(-kappa ||x - x'||^2).
+    eps : half-width of the insensitive band of (4b).
+    rho : ADMM penalty (12); any rho > 0 reaches the same optimum.
+    tol_abs, tol_rel : absolute and relative tolerances of the stopping rule (19)-(20).
+    max_iter : iteration cap of the ADMM (a ConvergenceWarning when reached first).
+    random_state : unused (the fit is deterministic); kept for a uniform interface.
+
+    Attributes
+    ----------
+    classes_ : the caller's labels of ranks 1..p.
+    support_ : positions, among the labeled training rows, of the rows with a nonzero
+        coefficient in some rank; ``support_vectors_`` those rows.
+    dual_coef_ : (n_SV, p) the dual solution of (8), one column per rank.
+    intercept_ : (p,) the biases b_k.
+    n_iter_ : ADMM iterations run; ``converged_``: whether every rank met (19)-(20).
+    """
+
+    meta = SolverMeta(display="NPSVOR", family="ordinal", tasks=("ordinal",),
+                      uses_unlabeled=False, proposed=True)
+    _parameter_constraints: dict = {
+        "C": [positive()], "kappa": [positive()], "eps": [nonnegative()], "rho": [positive()],
+        "tol_abs": [nonnegative()], "tol_rel": [nonnegative()], "max_iter": [count()],
+        "random_state": [seed(), None],
+    }
+
+    def __init__(self, C: float = 1.0, kappa: float = 1.0, eps: float = 0.1, rho: float = 1.0,
+                 tol_abs: float = 1e-2, tol_rel: float = 1e-2, max_iter: int = 1000,
+                 random_state: int | None = None) -> None:
+        self.C = C
+        self.kappa = kappa
+        self.eps = eps
+        self.rho = rho
+        self.tol_abs = tol_abs
+        self.tol_rel = tol_rel
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = True  # CSR is densified by fit_input / predict_input
+        return tags
+
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        """One n x n float64 kernel, factored in place (the Cholesky factor overwrites it), the
+        kernel's row blocks while it is built (two blocks of at most 2048 x n), about ten n x p
+        float64 ADMM arrays (z, u, beta, the solve's output and temporaries, the problems'
+        masks and boxes; p budgeted at 32 ranks) and two float64 copies of X."""
+        n = int(n_samples)
+        block = min(n, _CHUNK_ROWS)
+        return int(8 * (n * n + 2 * block * n + 10 * n * _RANKS_BUDGET
+                        + 2 * n * int(n_features)))
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> NPSVOR:
+        self._validate_params()
+        X, y = fit_input(self, X, y, np.float64)
+        labels = split_labels(y)
+        X = X[labels.labeled]
+        n, p = X.shape[0], labels.n_classes
+        problems = RankProblems.build(labels.z, p, float(self.C), float(self.eps))
+        rho = float(self.rho)
+        K = np.empty((n, n))
+        for r0 in range(0, n, _CHUNK_ROWS):
+            K[r0:r0 + _CHUNK_ROWS] = gaussian_kernel(X[r0:r0 + _CHUNK_ROWS], X, self.kappa)
+        K[np.diag_indices(n)] += rho
+        # K is symmetric, so K.T is the same matrix in Fortran order: LAPACK factors it in place.
+        factor = scipy.linalg.cho_factor(K.T, lower=False, overwrite_a=True, check_finite=False)
+        del K
+        result = admm(factor, problems, rho, float(self.tol_abs), float(self.tol_rel),
+                      int(self.max_iter))
+        b = intercepts(kernel_times(factor, rho, result.z), result.z, problems)
+        support = np.flatnonzero(np.any(result.z != 0.0, axis=1))
+        self.classes_ = labels.classes
+        self.n_classes_ = p
+        self.support_ = support
+        self.support_vectors_ = X[support]
+        self.dual_coef_ = np.ascontiguousarray(result.z[support])
+        self.intercept_ = b
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        if not result.converged:
+            warnings.warn(f"NPSVOR's ADMM stopped at max_iter={self.max_iter} before every rank "
+                          "met the stopping rule (19)-(20); raise max_iter or the tolerances",
+                          ConvergenceWarning, stacklevel=2)
+        return self
+
+    def rank_functions(self, X: np.ndarray) -> np.ndarray:
+        """(n, p): f_k(x) = sum_i beta_ik K(x, x_i) + b_k (Eq. 9) for every rank k."""
+        X = predict_input(self, X, np.float64)
+        out = np.empty((X.shape[0], self.dual_coef_.shape[1]))
+        for r0 in range(0, X.shape[0], _CHUNK_ROWS):  # bounded memory: one kernel slab at a time
+            rows = slice(r0, r0 + _CHUNK_ROWS)
+            out[rows] = (gaussian_kernel(X[rows], self.support_vectors_, self.kappa)
+                         @ self.dual_coef_)
+        out += self.intercept_
+        return out
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Labels as in ``classes_``: the rank of the nearest hyperplane, argmin_k |f_k(x)| (10)."""
+        f = self.rank_functions(X)
+        return self.classes_[np.argmin(np.abs(f), axis=1)]

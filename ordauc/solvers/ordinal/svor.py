@@ -1,0 +1,165 @@
+"""SVOREX, SVORIM (Chu & Keerthi 2007) and REDSVM (Lin & Li 2012): threshold SVMs, as ORCA ran
+them in the NPSVOR paper's comparison, through skordinal's bindings of the same C code.
+
+- SVOREX / SVORIM: skordinal's :class:`~skordinal.classifiers.SVOR` wraps Chu's SMO code, the
+  code ORCA calls (``svorex`` / ``svorim`` mex files). ``constraints="explicit"`` is SVOREX,
+  ``"implicit"`` SVORIM. Chu's Gaussian kernel is exp(-kappa ||x - x'||^2) (its ``-K`` option,
+  with ARD off) and 0.001 is added to K(x_i, x_i) during training.
+- REDSVM: skordinal's :class:`~skordinal.classifiers.REDSVM` wraps libsvm-rank 2.81 with the
+  reduction ``-s 5``, the library ORCA's REDSVM calls with ``-s 5 -t 2 -c C -g k``.
+
+All three learn one latent function f and k-1 ordered thresholds, so ``decision_function``
+returns f (the backend's ``predict_projection``) and ``predict`` the backend's own labels.
+Backend tolerances are the packages' defaults (1e-3), as in the NPSVOR paper ("the default
+stopping criteria in the corresponding packages are used").
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from skordinal.classifiers import REDSVM as _SkREDSVM
+from skordinal.classifiers import SVOR as _SkSVOR
+
+from ordauc.solvers._base import SolverMeta, positive, seed
+from ordauc.solvers.ordinal._baseline import (
+    ASSUMED_MAX_CLASSES,
+    REDSVM_CACHE_MB,
+    OrdinalBaseline,
+    input_copies_bytes,
+    libsvm_fit_bytes,
+    python_rows_bytes,
+)
+
+_CONSTRAINTS: dict = {"C": [positive()], "kappa": [positive()], "random_state": [seed(), None]}
+
+
+def chu_svor_fit_bytes(n_samples: int, n_features: int) -> int:
+    """One fit of Chu's SMO through skordinal: X and y as Python lists, the C copy of the rows,
+    the full lower triangle of the kernel (n (n+1) / 2 float64, cached at start), the
+    multipliers (k-1 per row for SVORIM), and the fitted model, which keeps every training row
+    as a Python dict of a float list."""
+    n, d = n_samples, n_features
+    kernel = 4 * n * (n + 1)
+    rows_c = 8 * n * d + 300 * n + 12 * ASSUMED_MAX_CLASSES * n
+    model = python_rows_bytes(n, d) + 400 * n
+    return int(kernel + rows_c + python_rows_bytes(n, d) + model)
+
+
+class _ThresholdSVM(OrdinalBaseline):
+    """A skordinal threshold SVM fitted on the labeled rows; f and labels from the backend."""
+
+    _parameter_constraints: ClassVar[dict] = _CONSTRAINTS
+
+    def __init__(self, C: float = 1.0, kappa: float = 1.0, random_state: int | None = None
+                 ) -> None:
+        self.C = C
+        self.kappa = kappa
+        self.random_state = random_state
+
+    def _backend(self) -> Any:
+        raise NotImplementedError
+
+    def fit(self, X: Any, y: Any) -> _ThresholdSVM:
+        """Fit the backend on the labeled rows (``y == -1`` rows are ignored)."""
+        self._validate_params()
+        X, z = self._labeled(X, y)
+        self.model_ = self._backend().fit(X, z)
+        self.thresholds_ = np.asarray(self.model_.thresholds_, dtype=np.float64)
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The latent function f(x), shape (n,), on the scale of ``thresholds_``."""
+        X = self._input(X)
+        return np.asarray(self.model_.predict_projection(X), dtype=np.float64)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The backend's labels, as the caller's classes."""
+        X = self._input(X)
+        return self._caller_labels(self.model_.predict(X))
+
+
+class SVOREX(_ThresholdSVM):
+    """SVOREX: support vector ordinal regression with explicit threshold constraints.
+
+    Chu & Keerthi, "Support vector ordinal regression", Neural Computation 19(3), 2007, through
+    skordinal's ``SVOR(constraints="explicit")`` (Chu's SMO code, as in ORCA).
+
+    Parameters
+    ----------
+    C : the SVM cost. Backend: ``SVOR(C=C)`` (Chu's ``-C``; ORCA's ``C``).
+    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVOR(gamma=kappa)`` (Chu's
+        ``-K``; ORCA's ``k``).
+    random_state : unused (the SMO is deterministic); kept for a uniform interface.
+    """
+
+    meta = SolverMeta(display="SVOREX", family="ordinal", tasks=("ordinal",),
+                      uses_unlabeled=False)
+
+    def _backend(self) -> _SkSVOR:
+        return _SkSVOR(C=self.C, kernel="rbf", gamma=self.kappa, constraints="explicit")
+
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        """Our two copies of X, and one fit of Chu's SMO (dominated by its cached kernel
+        triangle, 4 n^2 bytes)."""
+        return int(input_copies_bytes(n_samples, n_features)
+                   + chu_svor_fit_bytes(n_samples, n_features))
+
+
+class SVORIM(_ThresholdSVM):
+    """SVORIM: support vector ordinal regression with implicit threshold constraints.
+
+    Chu & Keerthi, Neural Computation 19(3), 2007, through skordinal's
+    ``SVOR(constraints="implicit")`` (Chu's SMO code, as in ORCA).
+
+    Parameters
+    ----------
+    C : the SVM cost. Backend: ``SVOR(C=C)`` (Chu's ``-C``; ORCA's ``C``).
+    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVOR(gamma=kappa)`` (Chu's
+        ``-K``; ORCA's ``k``).
+    random_state : unused (the SMO is deterministic); kept for a uniform interface.
+    """
+
+    meta = SolverMeta(display="SVORIM", family="ordinal", tasks=("ordinal",),
+                      uses_unlabeled=False)
+
+    def _backend(self) -> _SkSVOR:
+        return _SkSVOR(C=self.C, kernel="rbf", gamma=self.kappa, constraints="implicit")
+
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        """Our two copies of X, and one fit of Chu's SMO (dominated by its cached kernel
+        triangle, 4 n^2 bytes)."""
+        return int(input_copies_bytes(n_samples, n_features)
+                   + chu_svor_fit_bytes(n_samples, n_features))
+
+
+class REDSVM(_ThresholdSVM):
+    """REDSVM: reduction of ordinal regression to one weighted binary SVM.
+
+    Lin & Li, "Reduction from cost-sensitive ordinal ranking to weighted binary
+    classification", Neural Computation 24(5), 2012, through skordinal's ``REDSVM`` (libsvm-rank
+    2.81, ``-s 5``: identity coding, absolute cost), as in ORCA.
+
+    Parameters
+    ----------
+    C : the SVM cost. Backend: ``REDSVM(C=C)`` (libsvm's ``-c``; ORCA's ``C``).
+    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``REDSVM(kernel="rbf",
+        gamma=kappa)`` (libsvm's ``-t 2 -g``; ORCA's ``k``).
+    random_state : unused (libsvm's SMO is deterministic); kept for a uniform interface.
+    """
+
+    meta = SolverMeta(display="REDSVM", family="ordinal", tasks=("ordinal",),
+                      uses_unlabeled=False)
+
+    def _backend(self) -> _SkREDSVM:
+        return _SkREDSVM(C=self.C, kernel="rbf", gamma=self.kappa)
+
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        """Our two copies of X; X as Python lists and as libsvm's nodes (16 bytes a value);
+        libsvm-rank's solve over n (k-1) dual variables with its 100 MB kernel cache (counted
+        for k = ``ASSUMED_MAX_CLASSES``); the model's support vectors as Python lists."""
+        n, d = n_samples, n_features
+        solve = libsvm_fit_bytes(n, d, REDSVM_CACHE_MB, n_variables=n * ASSUMED_MAX_CLASSES)
+        nodes = 16 * n * (d + 1)
+        return int(input_copies_bytes(n, d) + 2 * python_rows_bytes(n, d) + nodes + solve)
