@@ -1,30 +1,39 @@
 """Experiment configuration: a YAML file read into validated, typed dataclasses.
 
-Schema (every key but ``datasets``, ``n_labeled`` and ``solvers`` is optional; defaults shown)::
+Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; defaults shown)::
 
-    seed: 0                   # base seed of every hashed seed (DESIGN section 6)
-    seeds: 1                  # repetitions, seed indices 0..seeds-1
+    seed: 0                   # base seed of every hashed seed (README, "Resampling and seeds")
     datasets:                 # names, or {name: ..., <dataset parameter>: value, ...}
       - breast_cancer
       - {name: synthetic_binary, n: 2000, d: 10}   # reported as synthetic_binary[d=10,n=2000]
-    n_labeled: [200]          # labeled budgets (a single integer is a one-element list)
-    n_unlabeled: [null]       # unlabeled budgets; null = all the remaining training rows
-    test_size: 0.25           # held-out fraction when a dataset has no official test split
+    resampling:               # how a dataset becomes repetitions (ordauc.splits)
+      kind: budget            # budget | partitions | kfold
+      repeats: 1              # budget: random draws; kfold: repeats of the k folds
+      folds: 5                # kfold: k
+      partitions: null        # partitions: which published ones (default: all of them)
+      n_labeled: [200]        # labeled budgets, or `all` (every training row labeled)
+      n_unlabeled: [null]     # unlabeled budgets; null or `all` = every remaining training row
+      test_size: 0.25         # budget without an official test split: held-out fraction
+      sampling: uniform       # labeled rows: uniform, or stratified (>= 1 row per class)
     evaluate: test            # test, or unlabeled (transductive AUC on the unlabeled rows)
-    labeled_sampling: uniform # uniform, or stratified (class proportions, >= 1 row per class)
-    cv: {folds: 5, metric: auc}   # inner grid search on the labeled rows; metric auc|mze|mae
+    preprocess: none          # none, or standardize (z-score with the training rows' statistics)
+    tuning: {kind: cv, folds: 5, metric: auc}   # cv (inner CV on the labeled training rows) or
+                              # test (the best point on the evaluation rows: some papers' protocol);
+                              # metric: a registry metric, or own (the solver's score(X, y))
+    curves: null              # {every: 100}: iterative solvers' checkpoints into curves.csv
     timeout: null             # seconds per cell, or null for none
-    solvers:                  # label: {solver: <registry name>, params: {...}, grid: {...}}
+    memory_limit: null        # e.g. 12GB; default a safe share of this machine's memory
+    solvers:                  # label: {solver: <registry name>, params, grid, tuning}
       samult: {grid: {lam: [0.5, 1], sigma: [1, 4], gamma: [0, 0.5, 1]}}
       qsg_short: {solver: qsg_s2auc, params: {n_iter: 300}}   # solver defaults to the label
 
 Every problem raises :class:`~ordauc.errors.UserError` with one sentence naming the key or value
-and what is allowed; malformed YAML names the line.
+and what is allowed; malformed YAML names the line. Solver parameters and every grid point are
+checked against the solver's declared constraints here, before anything runs.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,13 +41,31 @@ from typing import Any
 
 import yaml
 
+from ordauc.config_values import (
+    budgets,
+    choice,
+    fraction,
+    integer,
+    listed,
+    mapping,
+    memory_bytes,
+    only_keys,
+    timeout,
+)
 from ordauc.errors import UserError
 
-TOP_LEVEL_KEYS = ("seed", "seeds", "datasets", "n_labeled", "n_unlabeled", "test_size",
-                  "evaluate", "labeled_sampling", "cv", "timeout", "solvers")
+TOP_LEVEL_KEYS = ("seed", "datasets", "resampling", "evaluate", "preprocess", "tuning",
+                  "curves", "timeout", "memory_limit", "solvers")
+MOVED = {"seeds": "resampling: {repeats: N}", "n_labeled": "resampling: {n_labeled: [...]}",
+         "n_unlabeled": "resampling: {n_unlabeled: [...]}",
+         "test_size": "resampling: {test_size: ...}",
+         "labeled_sampling": "resampling: {sampling: ...}",
+         "cv": "tuning: {kind: cv, folds: 5, metric: auc}"}
 EVALUATE = ("test", "unlabeled")
+PREPROCESS = ("none", "standardize")
 SAMPLING = ("uniform", "stratified")
-CV_METRICS = ("auc", "mze", "mae")
+RESAMPLING = ("budget", "partitions", "kfold")
+TUNERS = ("cv", "test")
 
 
 @dataclass(frozen=True)
@@ -57,6 +84,17 @@ class DatasetSpec:
 
 
 @dataclass(frozen=True)
+class TuningSpec:
+    """How a solver's grid is searched: ``cv`` (inner k-fold CV on the labeled training rows)
+    or ``test`` (every point scored on the evaluation rows, the best one kept: the protocol
+    some papers report, optimistic by construction), by ``metric``."""
+
+    kind: str = "cv"
+    folds: int = 5
+    metric: str = "auc"
+
+
+@dataclass(frozen=True)
 class SolverSpec:
     """One solver of the study: ``label`` names it in the results, ``name`` in the registry."""
 
@@ -64,27 +102,43 @@ class SolverSpec:
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     grid: dict[str, list[Any]] = field(default_factory=dict)
+    tuning: TuningSpec | None = None  # None: the study's tuning
 
 
 @dataclass(frozen=True)
-class CVSpec:
+class ResamplingSpec:
+    """How each dataset becomes repetitions; see :mod:`ordauc.splits`.
+
+    ``n_labeled`` None means every training row is labeled (``all``); ``n_unlabeled`` None means
+    every remaining training row.
+    """
+
+    kind: str = "budget"
+    repeats: int = 1
     folds: int = 5
-    metric: str = "auc"
+    partitions: tuple[int, ...] | None = None
+    n_labeled: tuple[int | None, ...] = (None,)
+    n_unlabeled: tuple[int | None, ...] = (None,)
+    test_size: float = 0.25
+    sampling: str = "uniform"
 
 
 @dataclass(frozen=True)
 class Config:
     datasets: tuple[DatasetSpec, ...]
     solvers: tuple[SolverSpec, ...]
-    n_labeled: tuple[int, ...]
-    n_unlabeled: tuple[int | None, ...] = (None,)
+    resampling: ResamplingSpec
     seed: int = 0
-    seeds: int = 1
-    test_size: float = 0.25
     evaluate: str = "test"
-    labeled_sampling: str = "uniform"
-    cv: CVSpec = field(default_factory=CVSpec)
+    preprocess: str = "none"
+    tuning: TuningSpec = field(default_factory=TuningSpec)
+    curves_every: int | None = None
     timeout: float | None = None
+    memory_limit: int | None = None  # bytes; None: the run's default
+
+    def tuning_of(self, solver: SolverSpec) -> TuningSpec:
+        """The tuning protocol of ``solver``: its own, else the study's."""
+        return solver.tuning or self.tuning
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -104,6 +158,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def load_config(path: str | Path) -> Config:
     """Read and validate the YAML file ``path``."""
     path = Path(path)
+    if path.is_dir():
+        raise UserError(f"config {str(path)!r} is a folder; give the YAML file of a study, "
+                        "e.g. configs/quickstart.yaml")
     if not path.is_file():
         raise UserError(f"config file {str(path)!r} does not exist")
     try:
@@ -115,102 +172,89 @@ def load_config(path: str | Path) -> Config:
         raise UserError(f"{path.name}{where}: malformed YAML ({problem})") from None
     except UnicodeDecodeError:
         raise UserError(f"config file {str(path)!r} is not UTF-8 text") from None
+    except OSError as exc:
+        raise UserError(f"cannot read config {str(path)!r} ({exc.strerror or exc})") from None
     return parse_config(raw)
 
 
 def parse_config(raw: Any) -> Config:
     """Validate an already-parsed YAML document."""
     if not isinstance(raw, dict):
-        raise UserError("the config must be a YAML mapping with keys such as datasets, n_labeled "
-                        "and solvers")
-    unknown = [k for k in raw if k not in TOP_LEVEL_KEYS]
-    if unknown:
-        raise UserError(f"unknown config key {unknown[0]!r}; allowed keys are: "
-                        f"{', '.join(TOP_LEVEL_KEYS)}")
-    for key in ("datasets", "n_labeled", "solvers"):
+        raise UserError("the config must be a YAML mapping with keys such as datasets, "
+                        "resampling and solvers")
+    for key in raw:
+        if key in MOVED:
+            raise UserError(f"config key {key!r} has moved: write it as {MOVED[key]}")
+    only_keys(raw, TOP_LEVEL_KEYS, "the config")
+    for key in ("datasets", "resampling", "solvers"):
         if raw.get(key) is None:
             raise UserError(f"the config needs the key {key!r}")
+    tuning = _tuning(raw.get("tuning"), "tuning")
     return Config(
         datasets=_datasets(raw["datasets"]),
         solvers=_solvers(raw["solvers"]),
-        n_labeled=_budgets(raw["n_labeled"], "n_labeled", 1, allow_all=False),
-        n_unlabeled=_budgets(raw.get("n_unlabeled"), "n_unlabeled", 0, allow_all=True),
-        seed=_int(raw.get("seed", 0), "seed", 0),
-        seeds=_int(raw.get("seeds", 1), "seeds", 1),
-        test_size=_fraction(raw.get("test_size", 0.25), "test_size"),
-        evaluate=_choice(raw.get("evaluate", "test"), "evaluate", EVALUATE),
-        labeled_sampling=_choice(raw.get("labeled_sampling", "uniform"), "labeled_sampling",
-                                 SAMPLING),
-        cv=_cv(raw.get("cv")),
-        timeout=_timeout(raw.get("timeout")),
+        resampling=_resampling(raw["resampling"]),
+        seed=integer(raw.get("seed", 0), "seed", 0),
+        evaluate=choice(raw.get("evaluate", "test"), "evaluate", EVALUATE),
+        preprocess=choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS),
+        tuning=tuning or TuningSpec(),
+        curves_every=_curves(raw.get("curves")),
+        timeout=timeout(raw.get("timeout")),
+        memory_limit=memory_bytes(raw.get("memory_limit"), "memory_limit"),
     )
 
 
-def _listed(value: Any, key: str, default: list[Any] | None = None) -> list[Any]:
-    if value is None and default is not None:
-        return default
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        raise UserError(f"{key} must not be an empty list")
-    return items
+def _resampling(value: Any) -> ResamplingSpec:
+    raw = mapping(value, "resampling", example="{kind: budget, repeats: 10, n_labeled: [200]}")
+    kind = choice(raw.get("kind", "budget"), "resampling.kind", RESAMPLING)
+    allowed = {"budget": ("kind", "repeats", "n_labeled", "n_unlabeled", "test_size", "sampling"),
+               "partitions": ("kind", "partitions", "n_labeled", "n_unlabeled", "sampling"),
+               "kfold": ("kind", "folds", "repeats", "n_labeled", "n_unlabeled", "sampling")}
+    only_keys(raw, allowed[kind], f"resampling (kind {kind})")
+    if kind == "budget" and raw.get("n_labeled") is None:
+        raise UserError("resampling of kind budget needs n_labeled, e.g. n_labeled: [200], or "
+                        "n_labeled: all for a supervised study")
+    parts = raw.get("partitions")
+    return ResamplingSpec(
+        kind=kind,
+        repeats=integer(raw.get("repeats", 1), "resampling.repeats", 1),
+        folds=integer(raw.get("folds", 5), "resampling.folds", 2),
+        partitions=None if parts is None else tuple(
+            integer(p, "resampling.partitions", 0, listed=True)
+            for p in listed(parts, "resampling.partitions")),
+        n_labeled=budgets(raw.get("n_labeled", "all"), "resampling.n_labeled", 1),
+        n_unlabeled=budgets(raw.get("n_unlabeled"), "resampling.n_unlabeled", 0),
+        test_size=fraction(raw.get("test_size", 0.25), "resampling.test_size"),
+        sampling=choice(raw.get("sampling", "uniform"), "resampling.sampling", SAMPLING),
+    )
 
 
-def _budgets(value: Any, key: str, minimum: int, allow_all: bool) -> tuple[Any, ...]:
-    """A list of distinct sizes; ``null`` (all the remaining rows) only where ``allow_all``."""
-    items = _listed(value, key, default=[None] if allow_all else None)
-    sizes = tuple(None if v is None and allow_all else _int(v, key, minimum, listed=True)
-                  for v in items)
-    for size in sizes:
-        if sizes.count(size) > 1:
-            raise UserError(f"{key} lists {'null' if size is None else size} twice")
-    return sizes
-
-
-def _int(value: Any, key: str, minimum: int, listed: bool = False) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        kind = "a list of integers" if listed else "an integer"
-        raise UserError(f"{key} must be {kind} >= {minimum}, got {value!r}")
-    return value
-
-
-def _fraction(value: Any, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-        raise UserError(f"{key} must be a number strictly between 0 and 1, got {value!r}")
-    return float(value)
-
-
-def _choice(value: Any, key: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise UserError(f"{key} must be one of {', '.join(allowed)}, got {value!r}")
-    return str(value)
-
-
-def _timeout(value: Any) -> float | None:
+def _tuning(value: Any, key: str) -> TuningSpec | None:
     if value is None:
         return None
-    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0
-            or not math.isfinite(value)):
-        raise UserError(f"timeout must be a positive number of seconds or null, got {value!r}")
-    return float(value)
+    raw = mapping(value, key, example="{kind: cv, folds: 5, metric: auc}")
+    kind = choice(raw.get("kind", "cv"), f"{key}.kind", TUNERS)
+    only_keys(raw, ("kind", "folds", "metric") if kind == "cv" else ("kind", "metric"), key)
+    from ordauc.metrics import METRICS
+
+    return TuningSpec(kind=kind, folds=integer(raw.get("folds", 5), f"{key}.folds", 2),
+                      metric=choice(raw.get("metric", "auc"), f"{key}.metric",
+                                    (*METRICS, "own")))
 
 
-def _cv(value: Any) -> CVSpec:
+def _curves(value: Any) -> int | None:
     if value is None:
-        return CVSpec()
-    if not isinstance(value, dict):
-        raise UserError(f"cv must be a mapping such as {{folds: 5, metric: auc}}, got {value!r}")
-    unknown = [k for k in value if k not in ("folds", "metric")]
-    if unknown:
-        raise UserError(f"unknown key {unknown[0]!r} in cv; allowed keys are: folds, metric")
-    return CVSpec(folds=_int(value.get("folds", 5), "cv.folds", 2),
-                  metric=_choice(value.get("metric", "auc"), "cv.metric", CV_METRICS))
+        return None
+    raw = mapping(value, "curves", example="{every: 100}")
+    only_keys(raw, ("every",), "curves")
+    return integer(raw.get("every", 100), "curves.every", 1)
 
 
 def _datasets(value: Any) -> tuple[DatasetSpec, ...]:
     from ordauc import data
 
     specs = []
-    for entry in _listed(value, "datasets"):
+    for entry in listed(value, "datasets"):
         if isinstance(entry, str):
             spec = DatasetSpec(entry)
         elif isinstance(entry, dict) and isinstance(entry.get("name"), str):
@@ -244,40 +288,27 @@ def _solver(label: str, entry: Any) -> SolverSpec:
     if not re.fullmatch(r"[\w.\-]+", label):
         raise UserError(f"solver label {label!r} may only hold letters, digits, '_', '.' and "
                         "'-', as it becomes part of each cell's key")
-    entry = {} if entry is None else entry
-    if not isinstance(entry, dict):
-        raise UserError(f"solvers.{label} must be a mapping with keys solver, params, grid, "
-                        f"got {entry!r}")
-    unknown = [k for k in entry if k not in ("solver", "params", "grid")]
-    if unknown:
-        raise UserError(f"unknown key {unknown[0]!r} in solvers.{label}; allowed keys are: "
-                        "solver, params, grid")
-    name = entry.get("solver", label)
-    params = _mapping(entry.get("params"), f"solvers.{label}.params")
-    grid = {k: v if isinstance(v, list) else [v]
-            for k, v in _mapping(entry.get("grid"), f"solvers.{label}.grid").items()}
+    where = f"solvers.{label}"
+    entry = {} if entry is None else mapping(entry, where,
+                                             example="{solver: ..., params: ..., grid: ...}")
+    only_keys(entry, ("solver", "params", "grid", "tuning"), where)
+    name = str(entry.get("solver", label))
+    params = mapping(entry.get("params") or {}, f"{where}.params")
+    grid = {str(k): v if isinstance(v, list) else [v]
+            for k, v in mapping(entry.get("grid") or {}, f"{where}.grid").items()}
     for key, values in grid.items():
         if not values:
-            raise UserError(f"solvers.{label}.grid.{key} must list at least one value")
+            raise UserError(f"{where}.grid.{key} must list at least one value")
         if key in params:
-            raise UserError(f"solvers.{label}: parameter {key!r} is in both params and grid; "
-                            "give it in one of them")
+            raise UserError(f"{where}: parameter {key!r} is in both params and grid; give it in "
+                            "one of them")
     for key in (*params, *grid):
         if key == "random_state":
-            raise UserError(f"solvers.{label}: random_state cannot be set, it is derived from "
-                            "the cell's seed")
-    solvers.get(str(name), **params, **{k: v[0] for k, v in grid.items()})  # names the bad key
-    for key, value in params.items():
-        solvers.check_value(str(name), key, value)
+            raise UserError(f"{where}: random_state cannot be set, it is derived from the "
+                            "cell's seed")
+    solvers.check_params(name, params, where=f"{where}.params")
     for key, values in grid.items():
         for value in values:
-            solvers.check_value(str(name), key, value)
-    return SolverSpec(label=label, name=str(name), params=params, grid=grid)
-
-
-def _mapping(value: Any, key: str) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise UserError(f"{key} must be a mapping of parameter names to values, got {value!r}")
-    return {str(k): v for k, v in value.items()}
+            solvers.check_params(name, {key: value}, where=f"{where}.grid")
+    return SolverSpec(label=label, name=name, params=params, grid=grid,
+                      tuning=_tuning(entry.get("tuning"), f"{where}.tuning"))

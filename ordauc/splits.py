@@ -1,10 +1,24 @@
-"""Labeled / unlabeled / evaluation splits by budget and seed, and inner CV folds.
+"""Resampling: how one dataset becomes repetitions, and each repetition's split; inner CV folds.
 
-A split is built from the labels alone (so the runner can check every split before running
-anything) and holds row indices. The estimator then gets ``X_train`` = labeled rows followed by
-unlabeled rows, and ``y`` with -1 on the unlabeled rows (scikit-learn's semi-supervised
-convention). Evaluation rows are the official test split when the dataset has one, else a
-stratified held-out fraction, or the unlabeled rows themselves (``evaluate: unlabeled``).
+Three kinds (a config's ``resampling.kind``), each giving repetitions numbered 0, 1, ...:
+
+- ``budget``: ``repeats`` random draws. The evaluation rows are the dataset's official test
+  split, or a stratified held-out fraction ``test_size`` drawn once per repetition (the same for
+  every budget), or the unlabeled rows themselves (``evaluate: unlabeled``).
+- ``partitions``: a dataset's published train/test partitions (Chu's 20, the survey's 30), one
+  repetition each, used as published: the partition's test part is the evaluation set.
+- ``kfold``: ``folds`` x ``repeats``: repetition r * folds + f holds fold f of the r-th random
+  stratified fold assignment out (the AUC-DCD paper's 5 x 4).
+
+Within a repetition's training rows, ``n_labeled`` rows are labeled (``None``: all of them) and
+the first ``n_unlabeled`` of the remaining rows, in a seeded random order, are unlabeled. The
+seed of that order leaves ``n_unlabeled`` out, so for one labeled set the unlabeled sets of
+growing size are nested: a time curve adds unlabeled rows to the same problem, as the QSG
+papers' Figure 1 implies.
+
+A split is built from labels alone (so the runner checks every split before anything runs) and
+holds row indices. The estimator gets ``X_train`` = labeled rows followed by unlabeled rows, and
+``y`` with -1 on the unlabeled rows (scikit-learn's semi-supervised convention).
 """
 
 from __future__ import annotations
@@ -25,14 +39,14 @@ UNLABELED = -1
 class Split:
     """Row indices of one cell's split.
 
-    ``labeled`` and ``unlabeled`` index the dataset's ``X``; ``evaluation`` indexes ``X_test``
+    ``labeled`` and ``unlabeled`` index the repetition's ``X``; ``evaluation`` indexes ``X_test``
     when ``eval_source`` is ``official_test``, else ``X``.
     """
 
     labeled: np.ndarray
     unlabeled: np.ndarray
     evaluation: np.ndarray
-    eval_source: str  # official_test | held_out | unlabeled
+    eval_source: str  # official_test | held_out | unlabeled | fold
 
     @property
     def train(self) -> np.ndarray:
@@ -40,30 +54,47 @@ class Split:
         return np.concatenate([self.labeled, self.unlabeled])
 
 
-def make_split(y: np.ndarray, *, n_labeled: int, n_unlabeled: int | None, seed: int,
-               has_official_test: bool = False, test_size: float = 0.25,
-               sampling: str = "uniform", evaluate: str = "test") -> Split:
-    """Draw one split from labels ``y`` with ``np.random.default_rng(seed)``.
+@dataclass(frozen=True)
+class SplitSeeds:
+    """The seeds of one split: ``outer`` draws the held-out rows or the fold assignment (shared
+    by every budget of a repetition), ``inner`` the labeled rows and the unlabeled order (shared
+    by every unlabeled budget)."""
 
-    ``n_unlabeled=None`` takes every remaining training row. Raises :class:`UserError` when the
-    budget does not fit in the data (the caller adds which dataset and seed).
+    outer: int
+    inner: int
+
+
+def make_split(y: np.ndarray, *, kind: str = "budget", repetition: int = 0,
+               n_labeled: int | None, n_unlabeled: int | None, seeds: SplitSeeds,
+               has_official_test: bool = False, test_size: float = 0.25,
+               sampling: str = "uniform", evaluate: str = "test", folds: int = 5) -> Split:
+    """Draw one split from the labels ``y`` of the repetition's training source.
+
+    Raises :class:`UserError` when the budget does not fit in the data (the caller adds which
+    dataset and repetition).
     """
     y = np.asarray(y)
-    rng = np.random.default_rng(seed)
     rows = np.arange(y.size)
-    held_out = np.empty(0, dtype=np.int64)
-    if evaluate == "test" and not has_official_test:
+    evaluation, source = np.empty(0, dtype=np.int64), "official_test"
+    if kind == "kfold":
+        evaluation = _fold(y, folds, repetition % folds, seeds.outer)
+        rows, source = rows[_outside(evaluation, y.size)], "fold"
+    elif evaluate == "test" and not has_official_test:
         n_test = max(1, int(round(test_size * y.size)))
-        held_out = _draw(y, rows, n_test, rng, stratified=True)
-        rows = rows[_outside(held_out, y.size)]
+        evaluation = _draw(y, rows, n_test, np.random.default_rng(seeds.outer), stratified=True)
+        rows, source = rows[_outside(evaluation, y.size)], "held_out"
+    rng = np.random.default_rng(seeds.inner)
     pool = rng.permutation(rows)
-    if n_labeled > pool.size:
+    if n_labeled is None:
+        labeled = pool
+    elif n_labeled > pool.size:
         raise UserError(f"n_labeled {n_labeled} exceeds the {pool.size} rows available for "
                         "training")
-    labeled = _draw(y, pool, n_labeled, rng, stratified=sampling == "stratified")
+    else:
+        labeled = _draw(y, pool, n_labeled, rng, stratified=sampling == "stratified")
     rest = pool[_outside(labeled, y.size)[pool]]
     if n_unlabeled is not None and n_unlabeled > rest.size:
-        raise UserError(f"n_labeled {n_labeled} + n_unlabeled {n_unlabeled} exceeds the "
+        raise UserError(f"n_labeled {_text(n_labeled)} + n_unlabeled {n_unlabeled} exceeds the "
                         f"{pool.size} rows available for training")
     unlabeled = rest if n_unlabeled is None else rest[:n_unlabeled]
     if evaluate == "unlabeled":
@@ -71,9 +102,21 @@ def make_split(y: np.ndarray, *, n_labeled: int, n_unlabeled: int | None, seed: 
             raise UserError("evaluate: unlabeled needs n_unlabeled > 0, as the AUC is measured "
                             "on the unlabeled rows")
         return Split(labeled, unlabeled, unlabeled, "unlabeled")
-    if has_official_test:
-        return Split(labeled, unlabeled, np.empty(0, dtype=np.int64), "official_test")
-    return Split(labeled, unlabeled, held_out, "held_out")
+    return Split(labeled, unlabeled, evaluation, source)
+
+
+def _text(n: int | None) -> str:
+    return "all" if n is None else str(n)
+
+
+def _fold(y: np.ndarray, folds: int, fold: int, seed: int) -> np.ndarray:
+    """Rows of fold ``fold`` of a seeded stratified assignment of all rows to ``folds`` folds."""
+    if folds > y.size:
+        raise UserError(f"resampling.folds {folds} exceeds the {y.size} rows of the dataset")
+    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed % (1 << 32))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The least populated class")
+        return list(splitter.split(np.zeros(y.size), y))[fold][1]
 
 
 def _outside(taken: np.ndarray, n: int) -> np.ndarray:
@@ -142,15 +185,35 @@ def n_eval(split: Split, n_official_test: int) -> int:
     return n_official_test if split.eval_source == "official_test" else int(split.evaluation.size)
 
 
-def cv_folds(y_labeled: np.ndarray, n_unlabeled: int, folds: int, seed: int
-             ) -> list[tuple[np.ndarray, np.ndarray]]:
+def cv_folds(y_labeled: np.ndarray, n_unlabeled: int, folds: int, seed: int,
+             split_unlabeled: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
     """(fit rows, validation rows) of ``X_train`` per fold: stratified folds of the labeled rows
-    (positions 0..n_labeled-1), with every unlabeled row always on the fitting side."""
+    (positions 0..n_labeled-1), with every unlabeled row always on the fitting side; or, with
+    ``split_unlabeled``, the unlabeled rows cut into ``folds`` parts too, each fold validating
+    on its part (for a solver's own semi-supervised criterion, as PNU-AUC's reference splits
+    P, N and U separately into folds).
+
+    Raises :class:`UserError` when there are fewer labeled rows than folds, or when no class has
+    as many labeled rows as folds (scikit-learn cannot stratify then); a class rarer than
+    ``folds`` is allowed: its validation folds simply lack it.
+    """
     n_labeled = len(y_labeled)
+    if n_labeled < folds:
+        raise UserError(f"the inner CV needs at least {folds} labeled rows (tuning.folds), "
+                        f"and there are {n_labeled}; use a larger n_labeled or fewer folds")
     unlabeled = np.arange(n_labeled, n_labeled + n_unlabeled)
-    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed % (1 << 32))
     with warnings.catch_warnings():
-        # A class rarer than `folds` is allowed: its validation folds simply lack it.
         warnings.filterwarnings("ignore", message="The least populated class")
-        pairs = list(splitter.split(np.zeros(n_labeled), y_labeled))
-    return [(np.concatenate([fit, unlabeled]), val) for fit, val in pairs]
+        try:
+            pairs = list(splitter.split(np.zeros(n_labeled), y_labeled))
+        except ValueError:
+            counts = np.unique(y_labeled, return_counts=True)[1]
+            raise UserError(f"tuning.folds = {folds} is larger than the labeled rows of every "
+                            f"class (at most {int(counts.max())}); use fewer folds or a larger "
+                            "n_labeled") from None
+    if not split_unlabeled:
+        return [(np.concatenate([fit, unlabeled]), val) for fit, val in pairs]
+    parts = np.array_split(np.random.default_rng(seed).permutation(unlabeled), folds)
+    return [(np.concatenate([fit, *parts[:i], *parts[i + 1:]]), np.concatenate([val, parts[i]]))
+            for i, (fit, val) in enumerate(pairs)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,20 @@ def test_solvers(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def fit_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def fit_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A file where every fit of a test solver appends one line (see runner_solvers)."""
     path = tmp_path / "fits.log"
     monkeypatch.setenv(runner_solvers.FIT_LOG, str(path))
-    return path
+    _fresh_workers()  # loky reuses its workers, whose environment predates this variable
+    yield path
+    _fresh_workers()
+
+
+def _fresh_workers() -> None:
+    """Stop joblib's reusable loky workers, so the next pool starts with this environment."""
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
 
 
 @pytest.fixture

@@ -1,10 +1,12 @@
-"""Small estimators for the runner tests: fast, slow, raising, crashing, too big.
+"""Small estimators for the runner tests: fast, slow, raising, crashing, too big, label-only.
 
 They follow the solver contract (y == -1 unlabeled, ``decision_function``, ``predict``,
-``tasks``) without any kernel, so a whole study runs in a second. ``register`` adds them to the
+``meta``, ``_parameter_constraints``, ``fit_memory_bytes``) without any kernel, so a whole study
+runs in a second. ``register`` adds them to the
 solver registry under the names in ``TEST_SOLVERS``. Setting ``ORDAUC_TEST_FIT_LOG`` to a file
-path makes every ``fit`` append one line ``name pid random_state n_rows digest`` to it, which
-lets tests count fits and compare the data each solver saw, across processes.
+path makes every ``fit`` append one line ``name pid random_state n_rows digest rows_digest`` to
+it, which lets tests count fits and compare the data each solver saw, across processes
+(``digest`` depends on the order of the rows, ``rows_digest`` (:func:`rows_digest`) does not).
 
 Run as a script, this module is ``ordauc`` with the test solvers registered:
 ``python tests/runner_solvers.py run CONFIG ...``.
@@ -17,12 +19,15 @@ import os
 import signal
 import sys
 import time
+import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 
 from ordauc.errors import ResourceLimitError
+from ordauc.solvers._base import SolverMeta, nonnegative, positive, seed
 
 FIT_LOG = "ORDAUC_TEST_FIT_LOG"
 
@@ -30,7 +35,12 @@ FIT_LOG = "ORDAUC_TEST_FIT_LOG"
 class MeanRanker(BaseEstimator):
     """Kernel-free ranker: the covariance of each feature with the label, plus seeded noise."""
 
-    tasks: tuple[str, ...] = ("binary", "ordinal")
+    meta = SolverMeta(display="Mean ranker", family="kernel", tasks=("binary", "ordinal"),
+                      uses_unlabeled=False)
+    _parameter_constraints: dict = {
+        "lam": [positive()], "sigma": [positive()],
+        "gamma": [nonnegative()],
+        "delay": [nonnegative()], "random_state": [seed(), None]}
 
     def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float = 0.5,
                  delay: float = 0.0, random_state: int | None = None) -> None:
@@ -40,7 +50,11 @@ class MeanRanker(BaseEstimator):
         self.delay = delay
         self.random_state = random_state
 
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        return 8 * n_samples * n_features
+
     def fit(self, X: np.ndarray, y: np.ndarray) -> MeanRanker:
+        self._validate_params()
         _log(self, X, y)
         if self.delay:
             time.sleep(self.delay)
@@ -78,7 +92,18 @@ class SlowRanker(MeanRanker):
 class BinaryRanker(MeanRanker):
     """MeanRanker that declares binary tasks only."""
 
-    tasks = ("binary",)
+    meta = SolverMeta(display="Binary ranker", family="kernel", tasks=("binary",),
+                      uses_unlabeled=False)
+
+
+class HugeRanker(MeanRanker):
+    """MeanRanker that states it needs 1 TB per fit: the memory guard must skip it unstarted."""
+
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        return 1 << 40
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> HugeRanker:
+        raise AssertionError("the memory guard should have skipped this cell")
 
 
 class FailingRanker(MeanRanker):
@@ -103,13 +128,58 @@ class CrashingRanker(MeanRanker):
         return self
 
 
-class RankOnly(BaseEstimator):
-    """A ranker with ``decision_function`` but no ``predict``."""
+class PickyRanker(MeanRanker):
+    """MeanRanker whose fit raises for lam > 2: one failing point of a grid."""
 
-    tasks = ("binary", "ordinal")
+    def fit(self, X: np.ndarray, y: np.ndarray) -> PickyRanker:
+        if self.lam > 2:
+            raise ValueError(f"deliberate failure for lam = {self.lam}")
+        return super().fit(X, y)
+
+
+class WarningRanker(MeanRanker):
+    """MeanRanker that warns it did not converge and reports ``n_iter_``, as iterative solvers
+    do."""
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> WarningRanker:
+        super().fit(X, y)
+        warnings.warn("stopped after 7 iterations without converging", ConvergenceWarning,
+                      stacklevel=2)
+        self.n_iter_ = np.array([5, 7])  # per subproblem: the column holds the largest
+        return self
+
+
+class LabelOnly(BaseEstimator):
+    """A classifier with ``predict`` but no ``decision_function`` (a label-only baseline)."""
+
+    meta = MeanRanker.meta
+    _parameter_constraints: dict = {"lam": [positive()]}
 
     def __init__(self, lam: float = 1.0) -> None:
         self.lam = lam
+
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        return 8 * n_samples * n_features
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> LabelOnly:
+        self.inner_ = MeanRanker(lam=self.lam, random_state=0).fit(X, y)
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return self.inner_.predict(X)
+
+
+class RankOnly(BaseEstimator):
+    """A ranker with ``decision_function`` but no ``predict``."""
+
+    meta = MeanRanker.meta
+    _parameter_constraints: dict = {"lam": [positive()]}
+
+    def __init__(self, lam: float = 1.0) -> None:
+        self.lam = lam
+
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        return 8 * n_samples * n_features
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> RankOnly:
         self.inner_ = MeanRanker(lam=self.lam, random_state=0).fit(X, y)
@@ -125,8 +195,12 @@ TEST_SOLVERS = {
     "binary_ranker": "runner_solvers:BinaryRanker",
     "failing_ranker": "runner_solvers:FailingRanker",
     "too_big_ranker": "runner_solvers:TooBigRanker",
+    "huge_ranker": "runner_solvers:HugeRanker",
     "crashing_ranker": "runner_solvers:CrashingRanker",
     "rank_only": "runner_solvers:RankOnly",
+    "picky_ranker": "runner_solvers:PickyRanker",
+    "warning_ranker": "runner_solvers:WarningRanker",
+    "label_only": "runner_solvers:LabelOnly",
 }
 
 
@@ -148,7 +222,15 @@ def read_fit_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     with open(path, encoding="utf-8") as handle:
         fields = [line.split() for line in handle if line.strip()]
     return [{"name": f[0], "pid": int(f[1]), "random_state": f[2], "n_rows": int(f[3]),
-             "digest": f[4]} for f in fields]
+             "digest": f[4], "rows_digest": f[5]} for f in fields]
+
+
+def rows_digest(X: Any) -> str:
+    """A digest of the rows of ``X`` as float32, whatever their order (a set of rows)."""
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float32)
+    X = X.reshape(len(X), -1)
+    ordered = X[np.lexsort(X.T[::-1])] if X.size else X
+    return hashlib.sha1(np.ascontiguousarray(ordered).tobytes()).hexdigest()[:16]
 
 
 def _log(estimator: BaseEstimator, X: np.ndarray, y: np.ndarray) -> None:
@@ -158,7 +240,7 @@ def _log(estimator: BaseEstimator, X: np.ndarray, y: np.ndarray) -> None:
     digest = hashlib.sha1(np.ascontiguousarray(X).tobytes() + np.asarray(y).tobytes())
     state = getattr(estimator, "random_state", None)
     line = (f"{type(estimator).__name__} {os.getpid()} {state} {len(y)} "
-            f"{digest.hexdigest()[:16]}\n")
+            f"{digest.hexdigest()[:16]} {rows_digest(X)}\n")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
         os.write(fd, line.encode())

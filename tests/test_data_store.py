@@ -96,7 +96,8 @@ def test_npy_writer_round_trip_and_blocks(tmp_path):
     assert [b.shape[0] for b in blocks] == [2, 2, 1]
     np.testing.assert_array_equal(np.vstack(blocks), a[1:6])
     lo, hi = column_range(tmp_path / "a.npy", 0, 2)
-    np.testing.assert_array_equal(lo, [0, 1, 2]) and np.testing.assert_array_equal(hi, [3, 4, 5])
+    np.testing.assert_array_equal(lo, [0, 1, 2])
+    np.testing.assert_array_equal(hi, [3, 4, 5])
     with pytest.raises(ValueError, match="do not match"):
         NpyWriter(tmp_path / "b.npy", np.float32, (3,)).write(np.zeros((2, 4)))
 

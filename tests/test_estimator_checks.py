@@ -11,8 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordauc.data import load
 from ordauc.solvers import get, names
-from ordauc.solvers.kernel_auc import MSAMULT, SAMULT
-from ordauc.solvers.qsg import QS3ORAO, QSGS2AUC
+from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC
+from ordauc.solvers.kernel.samult import MSAMULT, SAMULT
 
 SMALL = dict(n_iter=20, batch_size=8, block_size=8, random_state=0)
 
@@ -37,8 +37,30 @@ def test_scikit_learn_estimator_checks(estimator, check) -> None:
 
 
 def test_every_registered_solver_is_checked() -> None:
-    checked = {QSGS2AUC, QS3ORAO, SAMULT, MSAMULT}
+    # Here, and in each family's own test file (which runs the same scikit-learn checks).
+    from ordauc.solvers.kernel.pnu_auc import MPNUAUC, PNUAUC
+    from ordauc.solvers.ordinal.libsvm import CSSVC, SVC1V1, SVC1VA, SVMOP, SVR
+    from ordauc.solvers.ordinal.npsvor import NPSVOR
+    from ordauc.solvers.ordinal.opbe import OPBE
+    from ordauc.solvers.ordinal.svor import REDSVM, SVOREX, SVORIM
+    from ordauc.solvers.pairwise import AUCMSGD, AUCSDCD, AUCSDCDPerm, OAMGra, OAMInf, OAMSeq
+
+    checked = {QSGS2AUC, QS3ORAO, SAMULT, MSAMULT, PNUAUC, MPNUAUC, SVC1V1, SVC1VA, SVR, CSSVC,
+               SVMOP, SVOREX, SVORIM, REDSVM, OPBE, NPSVOR, AUCSDCD, AUCSDCDPerm, AUCMSGD,
+               OAMInf, OAMSeq, OAMGra}
     assert {type(get(name)) for name in names()} == checked
+
+
+def test_every_registered_solver_declares_its_contract() -> None:
+    # meta, a constraint for every parameter, and the memory one fit needs (info() checks all)
+    from ordauc import solvers
+
+    for name in names():
+        info = solvers.info(name)
+        model = info.cls()
+        assert model.fit_memory_bytes(1000, 10) > 8 * 1000 * 10 / 2, name
+        assert set(info.constraints) == set(info.defaults), name
+        solvers.check_params(name, info.defaults)  # every default satisfies its constraint
 
 
 @pytest.mark.parametrize(("cls", "task"), [(QSGS2AUC, "binary"), (QS3ORAO, "ordinal"),
@@ -102,7 +124,7 @@ def test_threads_scoring_one_model_at_once_get_the_serial_scores() -> None:
 
 @pytest.mark.parametrize("name", ["qsg_s2auc", "qs3orao", "samult", "m_samult"])
 def test_labels_from_scores_are_predict_and_the_runner_scores_once(name) -> None:
-    from ordauc.experiment.tuning import evaluate
+    from ordauc.experiment.evaluate import evaluate
 
     task = "binary" if name in ("qsg_s2auc", "samult") else "ordinal"
     ds = load(f"synthetic_{task}", n=400, d=4)

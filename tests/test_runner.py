@@ -13,13 +13,24 @@ from runner_solvers import read_fit_log
 
 from ordauc.report.load import load_results
 
-STUDY = {"datasets": ["breast_cancer"], "n_labeled": [30], "n_unlabeled": [20],
-         "cv": {"folds": 3}}
+STUDY = {"datasets": ["breast_cancer"], "resampling": {"n_labeled": [30], "n_unlabeled": [20]},
+         "tuning": {"folds": 3}}
+
+
+def repeats(n: int, **resampling: object) -> dict:
+    """STUDY's resampling with ``n`` repetitions (and any other resampling keys changed)."""
+    return {"resampling": {**STUDY["resampling"], "repeats": n, **resampling}}
 
 
 def read_rows(out: Path) -> list[dict[str, str]]:
     with open(out / "results.csv", newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative path -> bytes)."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def by_key(out: Path) -> dict[str, dict[str, str]]:
@@ -64,14 +75,14 @@ def test_failed_cells_are_recorded_and_the_others_go_on(test_solvers, write_conf
 def test_rerun_skips_done_cells_and_retries_failed_ones(test_solvers, write_config, cli,
                                                        fit_log: Path, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    config = write_config({**STUDY, "seeds": 2, "solvers": {
+    config = write_config({**STUDY, **repeats(2), "solvers": {
         "mean_ranker": {"grid": {"sigma": [0.5, 2]}}, "failing_ranker": None,
         "too_big_ranker": None}})
     out = tmp_path / "out"
     assert cli("run", config, "--out", out)[0] == 1
     first = by_key(out)
     fits = len(read_fit_log(fit_log))
-    assert fits == 2 * (2 * 3 + 1)  # 2 seeds x (2 grid points x 3 folds + the refit)
+    assert fits == 2 * (2 * 3 + 1)  # 2 repetitions x (2 grid points x 3 folds + the refit)
 
     code, _, stderr = cli("run", config, "--out", out)
     assert code == 1 and "(2 run now)" in stderr  # only the two failed cells
@@ -99,10 +110,10 @@ def test_changed_settings_and_force_run_cells_again(test_solvers, write_config, 
     study["solvers"]["fast"] = {"solver": "mean_ranker", "params": {"lam": 3}}
     config = write_config(study)
     code, stdout, _ = cli("run", config, "--out", out, "--dry-run")
-    assert "stale    breast_cancer/fast/s0/l30/u20" in stdout
-    assert "done     breast_cancer/mean_ranker/s0/l30/u20" in stdout
+    assert "stale    breast_cancer/fast/r0/l30/u20" in stdout
+    assert "done     breast_cancer/mean_ranker/r0/l30/u20" in stdout
     cli("run", config, "--out", out)
-    assert len(read_fit_log(fit_log)) == 3 and by_key(out)["breast_cancer/fast/s0/l30/u20"][
+    assert len(read_fit_log(fit_log)) == 3 and by_key(out)["breast_cancer/fast/r0/l30/u20"][
         "p_lam"] == "3"
     code, _, stderr = cli("run", config, "--out", out, "--force")
     assert code == 0 and "(2 run now)" in stderr and len(read_fit_log(fit_log)) == 5
@@ -116,16 +127,17 @@ def test_dry_run_lists_cells_and_writes_nothing(test_solvers, write_config, cli,
     out = tmp_path / "out"
     code, stdout, _ = cli("run", config, "--out", out, "--dry-run")
     assert code == 0 and not out.exists()
-    assert "missing  diabetes/mean_ranker/s0/l30/u20" in stdout
+    assert "missing  diabetes/mean_ranker/r0/l30/u20" in stdout
     assert "n/a      diabetes x binary_ranker  (diabetes is ordinal; binary_ranker solves binary)" \
         in stdout
     assert stdout.strip().splitlines()[-1].startswith(
         "5 cells: 5 missing; 1 dataset-solver pair(s) not applicable; nothing written")
     cli("run", config, "--out", out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = snapshot(out)
+    assert "logs/breast_cancer_failing_ranker_r0_l30_u20.log" in before
     code, stdout, _ = cli("run", config, "--out", out, "--dry-run")
-    assert code == 0 and {p.name: p.read_bytes() for p in out.iterdir()} == before
-    assert "failed   breast_cancer/failing_ranker/s0/l30/u20  (error: ValueError" in stdout
+    assert code == 0 and snapshot(out) == before
+    assert "failed   breast_cancer/failing_ranker/r0/l30/u20  (error: ValueError" in stdout
     assert "5 cells: 3 done, 2 failed;" in stdout
 
 
@@ -135,78 +147,91 @@ def test_a_half_written_last_line_is_cut_off_on_resume(test_solvers, write_confi
     study = {**STUDY, "solvers": {"mean_ranker": None}}
     cli("run", write_config(study), "--out", out)
     with open(out / "results.csv", "ab") as handle:  # a kill in the middle of a write
-        handle.write(b"breast_cancer/mean_ranker/s1/l30/u20,breast_cancer,mean_ra")
-    code, _, stderr = cli("run", write_config({**study, "seeds": 3}), "--out", out)
+        handle.write(b"breast_cancer/mean_ranker/r1/l30/u20,breast_cancer,mean_ra")
+    code, _, stderr = cli("run", write_config({**study, **repeats(3)}), "--out", out)
     assert code == 0 and "(2 run now)" in stderr
     assert (out / "results.csv").read_bytes().endswith(b"\n")
     rows = by_key(out)
-    assert sorted(rows) == [f"breast_cancer/mean_ranker/s{s}/l30/u20" for s in range(3)]
+    assert sorted(rows) == [f"breast_cancer/mean_ranker/r{r}/l30/u20" for r in range(3)]
     assert all(r["status"] == "ok" and r["task"] == "binary" for r in rows.values())
 
 
 def test_new_params_widen_the_header_and_keep_the_rows(test_solvers, write_config, cli,
                                                        tmp_path: Path) -> None:
+    # Every parameter of every planned solver has a column: rank_only has lam only, so adding
+    # mean_ranker (lam, sigma, gamma, delay, random_state) widens the header.
     out = tmp_path / "out"
-    study = {**STUDY, "solvers": {"mean_ranker": {"grid": {"sigma": [1, 2]}}}}
+    study = {**STUDY, "solvers": {"rank_only": None}}
     cli("run", write_config(study), "--out", out)
     first = by_key(out)
-    assert "p_delay" not in next(iter(first.values()))
-    study["solvers"]["slow_ranker"] = {"params": {"delay": 0.0}}
+    assert [c for c in next(iter(first.values())) if c.startswith("p_")] == ["p_lam"]
+    study["solvers"]["mean_ranker"] = {"grid": {"sigma": [1, 2]}}
     code, _, stderr = cli("run", write_config(study), "--out", out)
     assert code == 0 and "(1 run now)" in stderr
     rows = by_key(out)
-    assert len(rows) == 2 and rows["breast_cancer/slow_ranker/s0/l30/u20"]["p_delay"] == "0.0"
-    old = rows["breast_cancer/mean_ranker/s0/l30/u20"]
-    assert old == {**first["breast_cancer/mean_ranker/s0/l30/u20"], "p_delay": ""}
+    new = rows["breast_cancer/mean_ranker/r0/l30/u20"]
+    assert len(rows) == 2 and new["p_delay"] == "0.0" and new["p_lam"] == "1.0"
+    assert new["p_random_state"] == new["solver_seed"]  # the seed the cell gave the solver
+    old = rows["breast_cancer/rank_only/r0/l30/u20"]
+    added = {"p_delay": "", "p_gamma": "", "p_random_state": "", "p_sigma": ""}
+    assert old == {**first["breast_cancer/rank_only/r0/l30/u20"], **added}
     header = list(old)
     params = [c for c in header if c.startswith("p_")]
-    assert params == ["p_delay", "p_sigma"] and header.index("p_delay") < header.index("split_seed")
+    assert params == ["p_delay", "p_gamma", "p_lam", "p_random_state", "p_sigma"]
+    assert header.index("p_sigma") < header.index("split_seed")
     assert len(pd.read_parquet(out / "results.parquet")) == 2
 
 
 def test_all_solvers_of_a_cell_see_the_same_split(test_solvers, write_config, cli,
                                                   fit_log: Path, tmp_path: Path) -> None:
-    config = write_config({**STUDY, "seeds": 2, "solvers": {
+    config = write_config({**STUDY, **repeats(2), "solvers": {
         "mean_ranker": None, "fast": {"solver": "mean_ranker", "params": {"lam": 2}},
         "slow_ranker": {"params": {"delay": 0.0}}}})
     cli("run", config, "--out", tmp_path / "out")
     rows = by_key(tmp_path / "out")
     refits = read_fit_log(fit_log)
     assert len(refits) == 6 and all(f["n_rows"] == 50 for f in refits)
-    for seed in ("0", "1"):
-        cells = [r for r in rows.values() if r["seed"] == seed]
+    for repetition in ("0", "1"):
+        cells = [r for r in rows.values() if r["repetition"] == repetition]
         assert len({r["split_seed"] for r in cells}) == 1
         states = {r["solver_seed"] for r in cells}
         assert {f["random_state"] for f in refits} >= states  # each fit got its cell's seed
     digests = {f["digest"] for f in refits}
-    assert len(digests) == 2  # one training set per seed, shared by the three solvers
+    assert len(digests) == 2  # one training set per repetition, shared by the three solvers
 
 
 def test_columns_metrics_and_transductive_evaluation(test_solvers, write_config, cli,
                                                      tmp_path: Path) -> None:
-    config = write_config({**STUDY, "datasets": ["breast_cancer", "diabetes"],
-                           "evaluate": "unlabeled", "labeled_sampling": "stratified",
+    config = write_config({**STUDY, **repeats(1, sampling="stratified"),
+                           "datasets": ["breast_cancer", "diabetes"], "evaluate": "unlabeled",
                            "solvers": {"mean_ranker": {"grid": {"sigma": [0.5, 2]}},
                                        "rank_only": None}})
     out = tmp_path / "out"
     assert cli("run", config, "--out", out)[0] == 0
     table = pd.read_csv(out / "results.csv").set_index("key")
-    expected = ["dataset", "solver", "task", "seed", "n_labeled", "n_unlabeled", "n_test",
-                "eval_set", "status", "message", "auc", "c_index", "mze", "mae", "fit_time_s",
-                "predict_time_s", "cv_time_s", "cv_metric", "cv_score", "wall_time_s", "p_sigma",
-                "split_seed", "solver_seed", "config_hash", "ordauc_version", "git_sha",
-                "python", "numpy", "platform", "started_at"]
+    expected = ["dataset", "solver", "solver_name", "task", "resampling", "repetition",
+                "n_labeled", "n_unlabeled", "n_test", "eval_set", "status", "message", "auc",
+                "c_index", "mze", "mae", "amae", "mmae", "gm", "ms", "spearman", "tau", "wkappa",
+                "fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "tuning",
+                "cv_metric", "cv_score", "cv_failed", "cv_message", "n_iter", "warnings",
+                "p_delay", "p_gamma", "p_lam", "p_random_state", "p_sigma", "split_seed",
+                "solver_seed", "config_hash", "ordauc_version", "git_sha", "python", "numpy",
+                "platform", "started_at"]
     assert list(table.columns) == expected
-    binary = table.loc["breast_cancer/mean_ranker/s0/l30/u20"]
-    ordinal = table.loc["diabetes/mean_ranker/s0/l30/u20"]
+    binary = table.loc["breast_cancer/mean_ranker/r0/l30/u20"]
+    ordinal = table.loc["diabetes/mean_ranker/r0/l30/u20"]
     assert binary["auc"] == binary["c_index"] and binary["mze"] == binary["mae"]
     assert ordinal["task"] == "ordinal" and ordinal["auc"] != ordinal["c_index"]
     assert ordinal["mae"] >= ordinal["mze"] > 0
     assert (table["eval_set"] == "unlabeled").all() and (table["n_test"] == 20).all()
     assert binary["p_sigma"] in (0.5, 2.0) and binary["cv_score"] > 0.5
     assert binary["cv_time_s"] > 0 and binary["fit_time_s"] > 0
-    assert np.isnan(table.loc["diabetes/rank_only/s0/l30/u20", "mze"])  # no predict
-    assert np.isnan(table.loc["diabetes/rank_only/s0/l30/u20", "cv_score"])  # nothing to tune
+    assert (binary["tuning"], binary["cv_metric"], binary["cv_failed"]) == ("cv", "auc", 0)
+    assert (table["resampling"] == "budget").all() and (table["repetition"] == 0).all()
+    rank_only = table.loc["diabetes/rank_only/r0/l30/u20"]
+    assert np.isnan(rank_only["mze"]) and np.isnan(rank_only["amae"])  # no predict
+    assert np.isnan(rank_only["cv_score"]) and rank_only["tuning"] == "none"  # nothing to tune
+    assert rank_only["solver_name"] == "rank_only" and rank_only["p_lam"] == 1.0
 
 
 def test_a_second_concurrent_run_is_refused(test_solvers, write_config, cli,
@@ -228,12 +253,13 @@ def test_dry_run_plans_datasets_not_fetched_yet_and_run_refuses_them(
     out, cache = tmp_path / "out", tmp_path / "empty-cache"
     code, stdout, _ = cli("run", config, "--out", out, "--dry-run", "--data-dir", cache)
     assert code == 0 and not out.exists() and not cache.exists()
-    assert "missing  codrna/mean_ranker/s0/l30/u20  (needs `ordauc fetch codrna`)" in stdout
-    assert "missing  breast_cancer/mean_ranker/s0/l30/u20\n" in stdout
+    assert "missing  codrna/mean_ranker/r0/l30/u20  (needs `ordauc fetch codrna`)" in stdout
+    assert "missing  breast_cancer/mean_ranker/r0/l30/u20\n" in stdout
     assert stdout.strip().splitlines()[-1].startswith("not fetched yet: codrna; `ordauc fetch "
                                                       "codrna` gets them")
     code, _, stderr = cli("run", config, "--out", out, "--data-dir", cache)
-    assert code == 2 and "dataset 'codrna' is not prepared" in stderr and not out.exists()
+    assert code == 2 and not out.exists()
+    assert "dataset(s) codrna are not fetched yet; run `ordauc fetch codrna` first" in stderr
 
 
 def test_official_test_split_and_data_dir_reach_the_cell(test_solvers, write_config, cli,
@@ -259,7 +285,7 @@ def test_official_test_split_and_data_dir_reach_the_cell(test_solvers, write_con
         return real_load(name, data_dir, **params)
 
     monkeypatch.setattr(data, "load", load)
-    config = write_config({"datasets": ["with_test"], "n_labeled": [20],
+    config = write_config({"datasets": ["with_test"], "resampling": {"n_labeled": [20]},
                            "solvers": {"mean_ranker": None}})
     out = tmp_path / "out"
     assert cli("run", config, "--out", out, "--data-dir", tmp_path / "cache")[0] == 0

@@ -89,8 +89,8 @@ def test_the_child_dies_with_its_parent(tmp_path: Path) -> None:
 def test_a_worker_whose_runner_is_gone_runs_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     script = _script(f"""
-        from ordauc.experiment.isolate import run_isolated
-        run_isolated(lambda: open({str(marker)!r}, "w").write("x"), None, runner=1)
+        from ordauc.experiment.isolate import ParentGuard, run_isolated
+        run_isolated(lambda: open({str(marker)!r}, "w").write("x"), None, ParentGuard(1))
         print("returned")
         """, tmp_path)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,

@@ -47,7 +47,8 @@ def alive(pid: int) -> bool:
 def test_sigkill_then_rerun_completes_only_the_missing_cells(
         test_solvers, write_config, cli, fit_log: Path, tmp_path: Path) -> None:
     config = write_config({
-        "seeds": 6, "datasets": ["breast_cancer"], "n_labeled": [20], "n_unlabeled": [10, 20],
+        "datasets": ["breast_cancer"],
+        "resampling": {"repeats": 6, "n_labeled": [20], "n_unlabeled": [10, 20]},
         "solvers": {"slow_ranker": {"params": {"delay": 0.4}}}})
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(TESTS_DIR), FIT_LOG: str(fit_log)}

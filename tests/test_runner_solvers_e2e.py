@@ -11,8 +11,10 @@ from ordauc.report.load import load_results
 VARYING = ("fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "started_at")
 
 STUDY = {
-    "seeds": 2, "datasets": ["breast_cancer", "diabetes"], "n_labeled": [40],
-    "n_unlabeled": [30], "labeled_sampling": "stratified", "cv": {"folds": 2}, "timeout": 120,
+    "datasets": ["breast_cancer", "diabetes"],
+    "resampling": {"repeats": 2, "n_labeled": [40], "n_unlabeled": [30],
+                   "sampling": "stratified"},
+    "tuning": {"folds": 2}, "timeout": 120,
     "solvers": {"samult": {"grid": {"lam": [0.5, 1], "sigma": [1, 4], "gamma": [0, 0.5]}},
                 "m_samult": {"params": {"sigma": 2}},
                 "qsg_s2auc": {"params": {"n_iter": 60, "batch_size": 16}},

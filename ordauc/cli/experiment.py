@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ordauc.cli import app
-from ordauc.errors import UserError
 
 if TYPE_CHECKING:
     from ordauc.config import Config
@@ -24,7 +26,11 @@ def solvers_cmd() -> None:
 
     for name in solvers.names():
         info = solvers.info(name)
-        typer.echo(f"{name}  [{', '.join(info.tasks)}]  {info.summary}")
+        meta = info.meta
+        kind = "semi-supervised" if meta.uses_unlabeled else "supervised"
+        wraps = f", k-1 {meta.wrapper_of} models" if meta.wrapper_of else ""
+        typer.echo(f"{name} ({meta.display}, {meta.family}, {kind}{wraps})  "
+                   f"[{', '.join(info.tasks)}]  {info.summary}")
         params = ", ".join(f"{k}={v!r}" for k, v in info.defaults.items())
         typer.echo(f"    {params}")
 
@@ -32,7 +38,8 @@ def solvers_cmd() -> None:
 RUN_HELP = (
     "Run the experiment described by CONFIG; re-running completes only the missing cells.\n\n"
     "Each finished cell is appended to OUT/results.csv at once; OUT/results.parquet is written "
-    "at the end. Exits with code 1 when any cell failed (error or timeout)."
+    "at the end, iterative solvers' checkpoints go to OUT/curves.csv and a failed cell's full "
+    "traceback to OUT/logs/. Exits with code 1 when any cell failed (error or timeout)."
 )
 
 
@@ -48,7 +55,8 @@ def run_cmd(
     n_jobs: Annotated[int, typer.Option(
         "--n-jobs", "-j", help="Cells run at once; -1 = one per core.")] = 1,
     backend: Annotated[str, typer.Option(
-        "--backend", help="Where cells run: loky (local processes).")] = "loky",
+        "--backend", help="Where cells run: loky (local processes) or dask (a "
+        "dask.distributed scheduler, with --scheduler).")] = "loky",
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", help="Address of a dask scheduler (with --backend dask).",
         show_default=False)] = None,
@@ -60,25 +68,41 @@ def run_cmd(
     data_dir: Annotated[Path | None, typer.Option(
         "--data-dir", help="Data cache (default: $ORDAUC_DATA, else ./datasets).",
         show_default=False)] = None,
+    memory_limit: Annotated[str | None, typer.Option(
+        "--memory-limit", help="Memory the run may use, shared by the cells running at once "
+        "(e.g. 12GB); a cell whose solver needs more is recorded as skipped without starting. "
+        "Default: the config's memory_limit, else 80% of this machine's memory.",
+        show_default=False)] = None,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Run the first cell that is not done in this process, without fork or "
+        "timeout, and show its full traceback if it fails; write nothing.")] = False,
 ) -> None:
     """`ordauc run`: see RUN_HELP."""
     from ordauc.config import load_config
+    from ordauc.config_values import memory_bytes
     from ordauc.experiment import RunOptions
+    from ordauc.experiment.backends import make_backend
 
-    _check_backend(backend, scheduler)
-    if n_jobs == 0:
-        raise UserError("--n-jobs must be a positive number of processes, or -1 for one per core")
+    make_backend(backend, n_jobs, scheduler)  # a bad option fails before the config is read
     settings = load_config(config)
     options = RunOptions(out=out if out is not None else Path("results") / config.stem,
-                         n_jobs=n_jobs, backend=backend, force=force,
-                         data_dir=None if data_dir is None else str(data_dir))
+                         n_jobs=n_jobs, backend=backend, scheduler=scheduler, force=force,
+                         data_dir=None if data_dir is None else str(data_dir),
+                         memory_limit=memory_bytes(memory_limit, "--memory-limit"))
     if dry_run:
         _print_dry_run(settings, options)
+        return
+    if debug:
+        from ordauc.experiment import debug_cell
+
+        cell = debug_cell(settings, options)
+        print(f"ordauc: cell {cell.key} ran without error (nothing written)", file=sys.stderr)
         return
     from ordauc.experiment import run
 
     try:
-        summary = run(settings, options)
+        with _sigterm_interrupts():
+            summary = run(settings, options)
     except KeyboardInterrupt:
         print(f"ordauc: interrupted; finished cells are kept in {options.out}, run the same "
               "command again to complete the others", file=sys.stderr)
@@ -88,13 +112,22 @@ def run_cmd(
         raise typer.Exit(1)
 
 
-def _check_backend(backend: str, scheduler: str | None) -> None:
-    if backend == "dask":
-        raise UserError("--backend dask is not available yet; use --backend loky")
-    if backend != "loky":
-        raise UserError(f"--backend must be loky, got {backend!r}")
-    if scheduler is not None:
-        raise UserError("--scheduler needs --backend dask, which is not available yet")
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (a scheduler or `kill`) stops the run as Ctrl-C does: what is finished is kept,
+    and the user is told so."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _print_dry_run(config: Config, options: RunOptions) -> None:
@@ -109,8 +142,8 @@ def _print_dry_run(config: Config, options: RunOptions) -> None:
         typer.echo(f"{'n/a':8} {dataset} x {solver}  ({dataset} is {task}; {solver} solves "
                    f"{', '.join(tasks)})")
     counts = Counter(s.state for s in states)
-    parts = ", ".join(f"{counts[s]} {s}" for s in ("done", "missing", "failed", "stale")
-                      if counts[s])
+    parts = ", ".join(f"{counts[s]} {s}" for s in ("done", "missing", "failed", "stale",
+                                                    "skipped") if counts[s])
     typer.echo(f"{len(states)} cells: {parts}; {len(plan.not_applicable)} dataset-solver "
                f"pair(s) not applicable; nothing written to {options.out}")
     if report.unfetched:

@@ -16,7 +16,11 @@ from ordauc.data.dataset import Dataset, Task
 from ordauc.errors import UserError
 
 __all__ = ["Dataset", "Task", "dataset_params", "is_prepared", "load", "names",
-           "resolve_data_dir", "task_of"]
+           "partition_indices", "resolve_data_dir", "task_of"]
+
+# Published partitions by recipe, as the sources publish them: Chu Wei's 20 (numbered 1..20, for
+# 5 and 10 bins) and the survey's 30 hold-outs (numbered 0..29).
+_PARTITIONS = {"chu": range(1, 21), "orreview": range(0, 30)}
 
 
 def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -84,3 +88,28 @@ def load(name: str, data_dir: str | os.PathLike[str] | None = None, **params: An
     from ordauc.data.store import load_prepared
 
     return load_prepared(name, resolve_data_dir(data_dir), **params)
+
+
+def partition_indices(name: str, data_dir: str | os.PathLike[str] | None = None,
+                      **params: Any) -> list[int]:
+    """The published partitions of ``name`` (``load(name, partition=i)``), without loading data:
+    from the prepared manifest when fetched, else from what the source publishes. Raises
+    :class:`UserError` for a dataset without published partitions."""
+    task_of(name)
+    entry = None if name in BUILTIN else _catalog()[name]
+    if entry is None or entry.recipe not in _PARTITIONS:
+        with_parts = sorted(n for n, e in _catalog().items() if e.recipe in _PARTITIONS)
+        raise UserError(f"dataset {name!r} has no published partitions; datasets with "
+                        f"partitions are: {', '.join(with_parts)}")
+    from ordauc.data.cache import DataCache
+
+    cache = DataCache(resolve_data_dir(data_dir))
+    if cache.is_prepared(name):
+        parts = cache.manifest(name).get("partitions", {})
+        part = parts.get("holdout") or parts.get(str(params.get("n_bins", 5)))
+        if part is None:
+            raise UserError(f"{name}'s partitions exist for n_bins {' or '.join(parts)}, not "
+                            f"{params.get('n_bins')}")
+        first = int(part["first_index"])
+        return list(range(first, first + int(part["count"])))
+    return list(_PARTITIONS[entry.recipe])

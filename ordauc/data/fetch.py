@@ -36,6 +36,11 @@ class Fetched:
 
 
 def entry_of(name: str) -> Entry:
+    from ordauc.data.builtin import BUILTIN
+
+    if name in BUILTIN:
+        raise UserError(f"dataset {name!r} is built in and needs no fetch; `ordauc run` uses "
+                        "it as it is")
     if name not in CATALOG:
         raise UserError(f"no dataset {name!r} in the catalogue; `ordauc datasets` lists them "
                         "all")

@@ -1,9 +1,10 @@
 """Run a function in a forked child process with a hard deadline.
 
 Soft timeouts (checked between iterations) let a stuck solver run far past its budget; here the
-child is killed at the deadline. The child also dies with its parent, so killing the runner
-leaves no orphan burning CPU. A crash of the child (segfault, out-of-memory kill) becomes a
-failed outcome instead of taking the worker pool down.
+child is killed at the deadline. The child also dies with its parent, and a backend may pass an
+orphan guard (:class:`ParentGuard` for local pools) so that a worker whose runner is gone stops
+at once, so killing the runner leaves no orphan burning CPU. A crash of the child (segfault,
+out-of-memory kill) becomes a failed outcome instead of taking the worker pool down.
 """
 
 from __future__ import annotations
@@ -32,17 +33,30 @@ class ChildDied(Exception):
     """The child ended without returning a result."""
 
 
-def run_isolated(fn: Callable[[], Any], timeout: float | None, runner: int | None = None
-                 ) -> Any:
+class ParentGuard:
+    """Orphan guard of a local worker pool: the worker's parent must stay the runner ``pid``.
+
+    Only valid where the runner starts the workers itself (loky); a cluster worker's parent is
+    its nanny, so cluster backends pass no guard.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def orphaned(self) -> bool:
+        return os.getpid() != self.pid and os.getppid() != self.pid
+
+
+def run_isolated(fn: Callable[[], Any], timeout: float | None, guard: Any = None) -> Any:
     """``fn()`` computed in a forked child and returned through a pipe.
 
     Raises :class:`CellTimeout` past ``timeout`` seconds and :class:`ChildDied` when the child
     exits without a result. ``fn`` should catch its own exceptions and return them as values.
-    ``runner`` is the pid of the process that started the calling pool worker: when it is no
-    longer the worker's parent, nobody will read the result, and the worker exits at once.
-    Without ``os.fork`` (Windows) ``fn`` runs in-process and the timeout is not enforced.
+    ``guard`` (an object with ``orphaned()``, or None) says when nobody will read the result:
+    then the worker kills the child and exits at once. Without ``os.fork`` (Windows) ``fn`` runs
+    in-process and the timeout is not enforced.
     """
-    _exit_if_orphaned(runner)
+    _exit_if_orphaned(guard)
     if not hasattr(os, "fork"):
         return fn()
     parent = os.getpid()
@@ -58,7 +72,7 @@ def run_isolated(fn: Callable[[], Any], timeout: float | None, runner: int | Non
         _child(fn, write_end, parent)
     os.close(write_end)
     try:
-        payload = _collect(read_end, pid, timeout, runner)
+        payload = _collect(read_end, pid, timeout, guard)
     except BaseException:
         _kill(pid)
         raise
@@ -104,14 +118,14 @@ def _die_with(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _exit_if_orphaned(runner: int | None, child: int | None = None) -> None:
-    if runner is not None and os.getppid() != runner:
+def _exit_if_orphaned(guard: Any, child: int | None = None) -> None:
+    if guard is not None and guard.orphaned():
         if child is not None:
             _kill(child)
         os._exit(1)
 
 
-def _collect(read_end: int, pid: int, timeout: float | None, runner: int | None) -> bytes:
+def _collect(read_end: int, pid: int, timeout: float | None, guard: Any) -> bytes:
     deadline = None if timeout is None else time.monotonic() + timeout
     chunks = []
     while True:
@@ -125,7 +139,7 @@ def _collect(read_end: int, pid: int, timeout: float | None, runner: int | None)
                 return b"".join(chunks)
             chunks.append(chunk)
         else:
-            _exit_if_orphaned(runner, pid)
+            _exit_if_orphaned(guard, pid)
 
 
 def _kill(pid: int) -> None:

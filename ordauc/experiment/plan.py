@@ -1,10 +1,15 @@
-"""The plan: every cell (dataset x solver x seed x n_labeled x n_unlabeled) with its seeds.
+"""The plan: every cell (dataset x solver x repetition x n_labeled x n_unlabeled) with its seeds.
 
-Seeds follow DESIGN section 6: the split seed hashes (base seed, dataset, seed index, n_labeled,
-n_unlabeled), so every solver of a cell sees the same split whatever the order of the config or
-the number of workers; the solver's ``random_state`` hashes the split seed with the solver's
-registry name. A (dataset, solver) pair is planned only when the solver handles the dataset's
-task (``ordauc.solvers.info(name).tasks``); the others are listed as not applicable.
+Seeds (README, "Resampling and seeds"): the outer seed of a repetition hashes (base seed,
+dataset, repetition) and draws its held-out rows or fold assignment (under k-fold resampling it
+hashes the repeat instead, so the k folds of one repeat share one assignment and together hold
+out every row exactly once); the inner seed hashes
+(base seed, dataset, repetition, n_labeled) and draws the labeled rows and the order in which
+unlabeled rows are added, so unlabeled sets of growing size nest over one labeled set. Every
+solver of a repetition and budget sees the same split, whatever the order of the config or the
+number of workers; a solver's ``random_state`` hashes the inner seed with its registry name.
+A (dataset, solver) pair is planned only when the solver handles the dataset's task; the others
+are listed as not applicable.
 """
 
 from __future__ import annotations
@@ -14,8 +19,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ordauc.config import Config, DatasetSpec, SolverSpec
+from sklearn.model_selection import ParameterGrid
+
+from ordauc.config import Config, DatasetSpec, SolverSpec, TuningSpec
 from ordauc.errors import UserError
+from ordauc.splits import SplitSeeds
 
 
 def hashed_seed(*parts: Any) -> int:
@@ -24,19 +32,30 @@ def hashed_seed(*parts: Any) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big")
 
 
-def budget_text(n_unlabeled: int | None) -> str:
-    return "all" if n_unlabeled is None else str(n_unlabeled)
+def budget_text(n: int | None) -> str:
+    return "all" if n is None else str(n)
 
 
-def split_seed(base_seed: int, dataset: str, seed_index: int, n_labeled: int,
-               n_unlabeled: int | None) -> int:
-    """The seed of a cell's split, shared by every solver of the cell."""
-    return hashed_seed(base_seed, dataset, seed_index, n_labeled, budget_text(n_unlabeled))
+def split_seeds(base_seed: int, dataset: str, repetition: int, n_labeled: int | None,
+                folds: int | None = None) -> SplitSeeds:
+    """The seeds of a repetition's split (n_unlabeled is left out: unlabeled sets nest).
+
+    With ``folds`` (k-fold resampling) the outer seed is that of the repeat
+    ``repetition // folds``: one fold assignment for the k folds of a repeat.
+    """
+    draw = repetition if folds is None else repetition // folds
+    return SplitSeeds(outer=hashed_seed(base_seed, dataset, "outer", draw),
+                      inner=hashed_seed(base_seed, dataset, repetition, budget_text(n_labeled)))
 
 
 def solver_seed(split: int, solver: str) -> int:
     """The ``random_state`` of solver ``solver`` (registry name) on the split seeded ``split``."""
     return hashed_seed(split, solver)
+
+
+def is_tuned(solver: SolverSpec) -> bool:
+    """The one place that decides whether a solver's cells search a grid."""
+    return len(ParameterGrid(solver.grid)) > 1
 
 
 @dataclass(frozen=True)
@@ -45,24 +64,29 @@ class Cell:
 
     dataset: DatasetSpec
     solver: SolverSpec
+    tuning: TuningSpec
     task: str
-    seed: int
-    n_labeled: int
+    repetition: int
+    n_labeled: int | None  # None = every training row labeled
     n_unlabeled: int | None  # None = all the remaining training rows
-    split_seed: int
+    seeds: SplitSeeds
     solver_seed: int
     config_hash: str
 
     @property
     def key(self) -> str:
         """Unique, readable id of the cell: the results table's ``key`` column."""
-        return (f"{self.dataset.label}/{self.solver.label}/s{self.seed}/l{self.n_labeled}"
-                f"/u{budget_text(self.n_unlabeled)}")
+        return (f"{self.dataset.label}/{self.solver.label}/r{self.repetition}"
+                f"/l{budget_text(self.n_labeled)}/u{budget_text(self.n_unlabeled)}")
 
     @property
-    def split_key(self) -> tuple[str, int, int, int | None]:
+    def split_key(self) -> tuple[str, int, int | None, int | None]:
         """Cells with the same split key share their split."""
-        return (self.dataset.label, self.seed, self.n_labeled, self.n_unlabeled)
+        return (self.dataset.label, self.repetition, self.n_labeled, self.n_unlabeled)
+
+    @property
+    def tuned(self) -> bool:
+        return is_tuned(self.solver)
 
 
 @dataclass(frozen=True)
@@ -73,8 +97,11 @@ class Plan:
 
     @property
     def param_names(self) -> list[str]:
-        """Hyper-parameters set in the config (params and grids), over all planned solvers."""
-        names = {k for c in self.cells for k in (*c.solver.params, *c.solver.grid)}
+        """Every parameter of every planned solver: the ``p_*`` columns of the table."""
+        from ordauc import solvers
+
+        names = {k for name in {c.solver.name for c in self.cells}
+                 for k in solvers.info(name).defaults}
         return sorted(names)
 
 
@@ -82,43 +109,85 @@ def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec) -> s
     """Hash of everything that shapes a cell's result beyond its key and seeds.
 
     A finished row whose hash differs from the current config's is stale and is run again.
-    The timeout is left out: it decides whether a cell finishes, not what it computes.
+    The timeout and the memory limit are left out: they decide whether a cell finishes, not
+    what it computes.
     """
+    r = config.resampling
     settings = {"dataset": [dataset.name, dataset.params],
                 "solver": [solver.name, solver.params, solver.grid],
-                "test_size": config.test_size, "evaluate": config.evaluate,
-                "labeled_sampling": config.labeled_sampling,
-                "cv": [config.cv.folds, config.cv.metric], "seed": config.seed}
+                "resampling": [r.kind, r.folds, r.test_size, r.sampling],
+                "evaluate": config.evaluate, "preprocess": config.preprocess,
+                "tuning": list(vars(config.tuning_of(solver)).values()),
+                "curves": config.curves_every, "seed": config.seed}
     text = json.dumps(settings, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-def make_plan(config: Config) -> Plan:
+def repetitions(config: Config, dataset: DatasetSpec, data_dir: str | None) -> list[int]:
+    """The repetition numbers of ``dataset`` under the config's resampling."""
+    r = config.resampling
+    if r.kind == "budget":
+        return list(range(r.repeats))
+    if r.kind == "kfold":
+        return list(range(r.folds * r.repeats))
+    from ordauc import data
+
+    published = data.partition_indices(dataset.name, data_dir, **dataset.params)
+    if r.partitions is None:
+        return published
+    missing = [p for p in r.partitions if p not in published]
+    if missing:
+        raise UserError(f"dataset {dataset.label!r} has no partition {missing[0]}; its "
+                        f"partitions are {published[0]}..{published[-1]}")
+    return list(r.partitions)
+
+
+def make_plan(config: Config, data_dir: str | None = None) -> Plan:
     """Every applicable cell of ``config``, in config order."""
     from ordauc import data, solvers
 
     cells: list[Cell] = []
     skipped = []
+    r = config.resampling
     for dataset in config.datasets:
+        if "partition" in dataset.params:
+            raise UserError(f"dataset {dataset.label!r}: choose partitions with resampling: "
+                            "{kind: partitions}, where each one is a repetition")
         task = data.task_of(dataset.name)
+        reps = repetitions(config, dataset, data_dir)
         for solver in config.solvers:
             info = solvers.info(solver.name)
-            tasks = tuple(info.tasks)
-            if task not in tasks:
-                skipped.append((dataset.label, solver.label, task, tasks))
+            if task not in info.tasks:
+                skipped.append((dataset.label, solver.label, task, info.tasks))
                 continue
-            if config.cv.metric != "auc" and solver.grid and not hasattr(info.cls, "predict"):
-                raise UserError(f"cv.metric {config.cv.metric} needs predicted labels, and solver "
-                                f"{solver.name!r} has no predict; use cv.metric auc")
+            tuning = config.tuning_of(solver)
+            _check_metric(tuning, solver, info.cls, is_tuned(solver))
             digest = settings_hash(config, dataset, solver)
-            for seed in range(config.seeds):
-                for n_labeled in config.n_labeled:
-                    for n_unlabeled in config.n_unlabeled:
-                        split = split_seed(config.seed, dataset.label, seed, n_labeled,
-                                           n_unlabeled)
-                        cells.append(Cell(dataset, solver, task, seed, n_labeled, n_unlabeled,
-                                          split, solver_seed(split, solver.name), digest))
+            for rep in reps:
+                for n_labeled in r.n_labeled:
+                    seeds = split_seeds(config.seed, dataset.label, rep, n_labeled,
+                                        r.folds if r.kind == "kfold" else None)
+                    for n_unlabeled in r.n_unlabeled:
+                        cells.append(Cell(dataset, solver, tuning, task, rep, n_labeled,
+                                          n_unlabeled, seeds,
+                                          solver_seed(seeds.inner, solver.name), digest))
     if not cells:
         raise UserError("no solver of the config handles the task of any of its datasets; "
                         "`ordauc solvers` lists the tasks of each solver")
     return Plan(tuple(cells), tuple(skipped))
+
+
+def _check_metric(tuning: TuningSpec, solver: SolverSpec, cls: type, tuned: bool) -> None:
+    from ordauc.metrics import METRICS
+
+    if tuning.metric == "own":
+        if tuned and not callable(getattr(cls, "score", None)):
+            raise UserError(f"tuning metric own needs the solver's own score(X, y), and solver "
+                            f"{solver.name!r} has none; tune it on auc, mze or mae")
+        return
+    needs = METRICS[tuning.metric].needs
+    method = "decision_function" if needs == "scores" else "predict"
+    if tuned and not hasattr(cls, method):
+        other = "mze or mae" if needs == "scores" else "auc"
+        raise UserError(f"tuning metric {tuning.metric} needs {needs} ({method}), and solver "
+                        f"{solver.name!r} has no {method}; tune it on {other}")

@@ -1,76 +1,165 @@
-"""Pre-flight: build every cell's split from the labels before anything runs or is written.
+"""Pre-flight: every cell's split, inner folds and memory need, before anything runs or is written.
 
-A budget larger than the data, or a labeled set that lacks a class, is a mistake in the config:
-it is reported as one :class:`UserError` naming the dataset, seed and budget, instead of
-surfacing as a column of failed cells hours later.
+A budget larger than the data, a labeled set that lacks a class, more inner folds than a class
+has labeled rows, or a gamma list of the wrong length is a mistake in the config: it is reported
+as one :class:`UserError` naming the dataset, repetition and budget, instead of surfacing as a
+column of failed cells hours later. A cell whose solver states that one fit needs more memory
+than the run allows each cell is not an error but a fact to record: it becomes a ``skipped``
+row with the reason, and is never started.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import ParameterGrid
 
 from ordauc.config import Config
 from ordauc.errors import UserError
-from ordauc.experiment.plan import Plan, budget_text
-from ordauc.splits import check_labeled, make_split, n_eval
+from ordauc.experiment.plan import Cell, Plan, budget_text
+from ordauc.splits import check_labeled, cv_folds, make_split, n_eval
+
+DEFAULT_MEMORY_SHARE = 0.8  # of physical memory, when the run sets no limit
 
 
 @dataclass(frozen=True)
 class SplitSizes:
     """What every row of a split's cells reports, even when the cell fails."""
 
+    n_labeled: int
     n_unlabeled: int
     n_test: int
+    n_features: int
 
 
-def split_options(config: Config) -> dict[str, object]:
-    """The keyword arguments of :func:`ordauc.splits.make_split` that come from the config."""
-    return {"test_size": config.test_size, "sampling": config.labeled_sampling,
-            "evaluate": config.evaluate}
+@dataclass(frozen=True)
+class Preflight:
+    """Sizes of every split, and the cells that the memory guard skips (key -> reason)."""
+
+    sizes: dict[tuple, SplitSizes]
+    skips: dict[str, str] = field(default_factory=dict)
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory, or None where the platform does not say."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def default_memory_limit() -> int:
+    total = physical_memory()
+    return int(DEFAULT_MEMORY_SHARE * total) if total else 8 << 30
+
+
+def where(cell: Cell) -> str:
+    return (f"dataset {cell.dataset.label!r}, repetition {cell.repetition}, n_labeled "
+            f"{budget_text(cell.n_labeled)}, n_unlabeled {budget_text(cell.n_unlabeled)}")
 
 
 def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | None,
-              skip: Collection[str] = ()
-              ) -> dict[tuple[str, int, int, int | None], SplitSizes]:
-    """Sizes of every split of the plan; raises :class:`UserError` for any split that cannot be
-    drawn or trained on. Datasets named in ``skip`` are left out (a dry run plans datasets
-    before they are fetched)."""
+              skip: Collection[str] = (), memory_limit: int | None = None, n_jobs: int = 1
+              ) -> Preflight:
+    """Check every split of the plan and apply the memory guard; raises :class:`UserError` for
+    any split that cannot be drawn or trained on. Datasets named in ``skip`` are left out (a dry
+    run plans datasets before they are fetched). Each of ``n_jobs`` parallel cells may use
+    ``memory_limit / n_jobs`` bytes."""
     from ordauc import data
 
-    sizes: dict[tuple[str, int, int, int | None], SplitSizes] = {}
+    sizes: dict[tuple, SplitSizes] = {}
+    r = config.resampling
     for spec in config.datasets:
         cells = [c for c in plan.cells if c.dataset == spec]
         if not cells or spec.name in skip:
             continue
-        dataset = data.load(spec.name, data_dir, **spec.params)
-        classes = np.unique(dataset.y)
-        tuned = any(len(ParameterGrid(c.solver.grid)) > 1 for c in cells)
-        n_official = 0 if dataset.y_test is None else len(dataset.y_test)
+        loaded: dict[int, object] = {}
         for cell in cells:
-            if cell.split_key in sizes:
+            if cell.repetition not in loaded:
+                extra = {"partition": cell.repetition} if r.kind == "partitions" else {}
+                loaded[cell.repetition] = data.load(spec.name, data_dir, **spec.params, **extra)
+            dataset = loaded[cell.repetition]
+            _check_gamma(cell, dataset.n_classes)  # every solver, whoever drew the split
+            if cell.split_key in sizes and not cell.tuned:
                 continue
-            where = (f"dataset {spec.label!r}, seed {cell.seed}, n_labeled {cell.n_labeled}, "
-                     f"n_unlabeled {budget_text(cell.n_unlabeled)}")
-            try:
-                split = make_split(dataset.y, n_labeled=cell.n_labeled,
-                                   n_unlabeled=cell.n_unlabeled, seed=cell.split_seed,
-                                   has_official_test=dataset.y_test is not None,
-                                   **split_options(config))  # type: ignore[arg-type]
-            except UserError as exc:
-                raise UserError(f"{where}: {exc}") from None
-            if tuned and cell.n_labeled < config.cv.folds:
-                raise UserError(f"{where}: the inner CV needs at least cv.folds = "
-                                f"{config.cv.folds} labeled rows; use a larger n_labeled or "
-                                "fewer folds")
-            problem = check_labeled(dataset.y[split.labeled], classes, 2 if tuned else 1)
-            if problem:
-                raise UserError(f"{where}: {problem}; use labeled_sampling: stratified or a "
-                                "larger n_labeled")
-            sizes[cell.split_key] = SplitSizes(int(split.unlabeled.size),
-                                               n_eval(split, n_official))
-    return sizes
+            if cell.split_key not in sizes:
+                sizes[cell.split_key] = _sizes(cell, dataset, config)
+            _check_tuning(cell, dataset, config)
+    limit = memory_limit or config.memory_limit or default_memory_limit()
+    return Preflight(sizes, memory_skips(plan, sizes, limit, max(1, n_jobs)))
+
+
+def _split(cell: Cell, dataset: object, config: Config):  # noqa: ANN202 - a Split
+    r = config.resampling
+    try:
+        return make_split(dataset.y, kind=r.kind, repetition=cell.repetition,
+                          n_labeled=cell.n_labeled, n_unlabeled=cell.n_unlabeled,
+                          seeds=cell.seeds, has_official_test=dataset.y_test is not None,
+                          test_size=r.test_size, sampling=r.sampling,
+                          evaluate=config.evaluate, folds=r.folds)
+    except UserError as exc:
+        raise UserError(f"{where(cell)}: {exc}") from None
+
+
+def _sizes(cell: Cell, dataset: object, config: Config) -> SplitSizes:
+    split = _split(cell, dataset, config)
+    n_official = 0 if dataset.y_test is None else len(dataset.y_test)
+    return SplitSizes(int(split.labeled.size), int(split.unlabeled.size),
+                      n_eval(split, n_official), int(dataset.X.shape[1]))
+
+
+def _check_tuning(cell: Cell, dataset: object, config: Config) -> None:
+    """The labeled set holds every class, and the inner folds can be drawn as the cell will."""
+    split = _split(cell, dataset, config)
+    y_l = np.asarray(dataset.y)[split.labeled]
+    inner_cv = cell.tuned and cell.tuning.kind == "cv"
+    problem = check_labeled(y_l, np.unique(dataset.y), 2 if inner_cv else 1)
+    if problem:
+        raise UserError(f"{where(cell)}: {problem}; use resampling sampling: stratified or a "
+                        "larger n_labeled")
+    if inner_cv:
+        try:
+            cv_folds(y_l, 0, cell.tuning.folds, cell.seeds.inner)
+        except UserError as exc:
+            raise UserError(f"{where(cell)}: {exc}") from None
+
+
+def _check_gamma(cell: Cell, n_classes: int) -> None:
+    """A gamma list must give one value per subproblem of the dataset: k - 1 of them."""
+    values = [cell.solver.params.get("gamma"), *cell.solver.grid.get("gamma", [])]
+    for value in values:
+        if isinstance(value, list) and len(value) not in (1, n_classes - 1):
+            raise UserError(f"solvers.{cell.solver.label}: gamma {value} has {len(value)} "
+                            f"values, and dataset {cell.dataset.label!r} has {n_classes} "
+                            f"classes, so k - 1 = {n_classes - 1} subproblems")
+
+
+def memory_skips(plan: Plan, sizes: dict[tuple, SplitSizes], limit: int, n_jobs: int
+                 ) -> dict[str, str]:
+    """Cells whose solver needs more than ``limit / n_jobs`` bytes for one fit (the largest over
+    its grid), with the reason in the words a results row shows."""
+    from ordauc import solvers
+
+    share = limit / n_jobs
+    skips: dict[str, str] = {}
+    for cell in plan.cells:
+        size = sizes.get(cell.split_key)
+        if size is None:
+            continue
+        n_train = size.n_labeled + size.n_unlabeled
+        base = solvers.get(cell.solver.name, **cell.solver.params)
+        need = max(base.set_params(**point).fit_memory_bytes(n_train, size.n_features)
+                   for point in ParameterGrid(cell.solver.grid))
+        if need > share:
+            shared = f" ({_gb(limit)} shared by {n_jobs} parallel cells)" if n_jobs > 1 else ""
+            skips[cell.key] = (f"needs {_gb(need)} for {n_train:,} training rows x "
+                               f"{size.n_features:,} features, limit {_gb(share)}{shared}; "
+                               "raise --memory-limit to run it")
+    return skips
+
+
+def _gb(n: float) -> str:
+    return f"{n / (1 << 30):.3g} GB"

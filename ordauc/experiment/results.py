@@ -1,4 +1,5 @@
-"""The results table: ``results.csv`` appended cell by cell, ``results.parquet`` at the end.
+"""The results table: ``results.csv`` appended cell by cell, ``results.parquet`` at the end;
+``curves.csv``, iterative solvers' checkpoints, through the same append-only code.
 
 Crash safety rests on three rules. Only the runner's parent process writes. Each finished cell
 is one complete line written by one ``os.write`` on an ``O_APPEND`` descriptor, then fsync'ed.
@@ -26,22 +27,36 @@ from ordauc.errors import UserError
 CSV_NAME = "results.csv"
 PARQUET_NAME = "results.parquet"
 
-IDENTITY = ["key", "dataset", "solver", "task", "seed", "n_labeled", "n_unlabeled", "n_test",
-            "eval_set"]
-OUTCOME = ["status", "message", "auc", "c_index", "mze", "mae", "fit_time_s", "predict_time_s",
-           "cv_time_s", "cv_metric", "cv_score", "wall_time_s"]
+CURVES_NAME = "curves.csv"
+
+IDENTITY = ["key", "dataset", "solver", "solver_name", "task", "resampling", "repetition",
+            "n_labeled", "n_unlabeled", "n_test", "eval_set"]
+TIMES = ["fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s"]
+TUNING = ["tuning", "cv_metric", "cv_score", "cv_failed", "cv_message", "n_iter", "warnings"]
 TRAILER = ["split_seed", "solver_seed", "config_hash", "ordauc_version", "git_sha", "python",
            "numpy", "platform", "started_at"]
-TEXT_COLUMNS = ["key", "dataset", "solver", "task", "eval_set", "status", "message", "cv_metric",
+TEXT_COLUMNS = ["key", "dataset", "solver", "solver_name", "task", "resampling", "eval_set",
+                "status", "message", "tuning", "cv_metric", "cv_message", "warnings",
                 "config_hash", "ordauc_version", "git_sha", "python", "numpy", "platform",
                 "started_at"]
+CURVE_COLUMNS = ["key", "dataset", "solver", "repetition", "n_labeled", "n_unlabeled",
+                 "iteration", "time_s", "metric", "value"]
 DONE_STATUSES = ("ok", "skipped")  # failures (error, timeout) are run again
 
 
+def metric_columns() -> list[str]:
+    """One column per metric of the registry (``ordauc.metrics.METRICS``), in its order."""
+    from ordauc.metrics import METRICS
+
+    return list(METRICS)
+
+
 def columns(param_names: Iterable[str]) -> list[str]:
-    """Column order: identity, outcome, ``p_<name>`` sorted, seeds and provenance."""
+    """Column order: identity, status, metrics, times, tuning, ``p_<name>`` sorted, seeds and
+    provenance."""
     params = sorted({f"p_{n}" if not n.startswith("p_") else n for n in param_names})
-    return IDENTITY + OUTCOME + params + TRAILER
+    return (IDENTITY + ["status", "message"] + metric_columns() + TIMES + TUNING + params
+            + TRAILER)
 
 
 def provenance() -> dict[str, str]:
@@ -116,10 +131,11 @@ def _fsync_dir(directory: Path) -> None:
 
 
 class ResultsTable:
-    """The append-only results CSV of one output folder, held open by the runner."""
+    """An append-only CSV of one output folder (``results.csv`` by default), held open by the
+    runner; every row has a ``key`` naming its cell."""
 
-    def __init__(self, directory: Path) -> None:
-        self.path = Path(directory) / CSV_NAME
+    def __init__(self, directory: Path, name: str = CSV_NAME) -> None:
+        self.path = Path(directory) / name
         self.header: list[str] = []
         self._fd: int | None = None
 
@@ -127,16 +143,21 @@ class ResultsTable:
         """Complete rows on disk (read-only, no repair)."""
         return read_table(self.path)[1] if self.path.exists() else []
 
-    def open(self, wanted: list[str], drop_keys: set[str]) -> None:
-        """Make the file hold ``wanted`` columns (and any it had) and no row of ``drop_keys``,
-        repairing a half line and duplicate keys; then open it for appending."""
+    def open(self, wanted: list[str], drop_keys: set[str] | None = None,
+             keep_keys: set[str] | None = None, unique: bool = True) -> None:
+        """Make the file hold ``wanted`` columns (and any it had), no row of ``drop_keys`` and,
+        when ``keep_keys`` is given, only rows of those keys, repairing a half line and (when
+        ``unique``) duplicate keys; then open it for appending."""
         header, rows = read_table(self.path) if self.path.exists() else ([], [])
         merged = _merge_header(header, wanted)
-        kept = {}
-        for row in rows:  # the last row of a key wins, so no key is ever listed twice
-            if row["key"] not in drop_keys:
-                kept.pop(row["key"], None)
-                kept[row["key"]] = row
+        drop = drop_keys or set()
+        kept: dict[Any, dict[str, str]] = {}
+        for i, row in enumerate(rows):  # the last row of a key wins: no key listed twice
+            if row["key"] in drop or (keep_keys is not None and row["key"] not in keep_keys):
+                continue
+            slot = row["key"] if unique else i
+            kept.pop(slot, None)
+            kept[slot] = row
         current = self.path.read_bytes() if self.path.exists() else b""
         if merged != header or len(kept) != len(rows) or not current.endswith(b"\n"):
             self._rewrite(merged, list(kept.values()))
@@ -177,6 +198,8 @@ class ResultsTable:
 
 
 def _merge_header(header: list[str], wanted: list[str]) -> list[str]:
+    if "status" not in wanted:  # not a results table: the wanted columns, then any others
+        return wanted + [c for c in header if c not in wanted]
     params = [c for c in wanted if c.startswith("p_")] + [c for c in header if c.startswith("p_")]
     merged = columns(params)
     return merged + [c for c in header if c not in merged]

@@ -1,9 +1,20 @@
-"""Inner-CV grid search on the labeled rows, the refit, and the scores of a fitted model.
+"""Tuners: how a solver's grid is searched, and how a fitted model is scored.
 
-Scores: ``auc`` is :func:`ordauc.metrics.ranking_score` (binary AUC, or ordinal AUC) of
-``decision_function``; ``mze``/``mae`` come from ``predict``. A grid point's CV score is the
-mean over the folds that could be scored (a validation fold may lack a class); NaN ranks last,
-and ties go to the first point in grid order.
+Two tuners, chosen per study or per solver in the config (``tuning.kind``):
+
+- :class:`InnerCV` (``cv``): every grid point is fitted on k - 1 folds of the labeled training
+  rows (unlabeled rows always on the fitting side) and scored on the held-out fold; the best
+  mean wins and is refitted on all the training rows. The honest protocol.
+- :class:`TestSelection` (``test``): every grid point is fitted on the training rows and scored
+  on the evaluation rows; the best is kept as it is. What the AUC-DCD paper reports ("the best
+  parameter"), optimistic by construction; its rows say so in the ``tuning`` column.
+
+A candidate that raises scores NaN and is counted (``cv_failed``, with the first message); it
+never takes the other points down. A point's score is the mean over the folds that could be
+scored; NaN ranks last, ties go to the first point in grid order. Metrics come from the
+registry (:data:`ordauc.metrics.METRICS`): its direction decides "best". The criterion ``own``
+is the solver's own model-selection score, scikit-learn's ``score(X, y)`` (higher is better),
+given validation rows that include unlabeled ones (e.g. PNU-AUC's zero-one PNU-AUC risk).
 """
 
 from __future__ import annotations
@@ -19,83 +30,132 @@ from sklearn.model_selection import ParameterGrid
 
 from ordauc import metrics
 
-LOWER_IS_BETTER = {"auc": False, "mze": True, "mae": True}
-
 
 @dataclass(frozen=True)
 class Tuned:
+    """The chosen point and what choosing it cost.
+
+    ``model`` is the chosen point's fitted model when the tuner already fitted it on all the
+    training rows (``TestSelection``), else None (the caller refits).
+    """
+
     params: dict[str, Any]
-    cv_score: float  # NaN when there was nothing to choose
-    cv_time_s: float
+    score: float  # NaN when there was nothing to choose
+    time_s: float
+    failed: int = 0
+    first_failure: str = ""
+    model: Any = None
+    fit_time_s: float = math.nan
 
 
-def tune(estimator: Any, X: Any, y: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]],
-         grid: dict[str, list[Any]], metric: str, task: str, n_classes: int) -> Tuned:
-    """The grid point with the best mean CV score; a grid of one point is not cross-validated."""
-    candidates = list(ParameterGrid(grid))
-    if len(candidates) <= 1:
-        return Tuned(candidates[0] if candidates else {}, math.nan, 0.0)
-    start = time.perf_counter()
-    means = []
-    for params in candidates:
-        scores = []
-        for fit_rows, val_rows in folds:
-            model = clone(estimator).set_params(**params).fit(X[fit_rows], y[fit_rows])
-            scores.append(score_one(model, X[val_rows], y[val_rows], metric, task, n_classes))
-        finite = [s for s in scores if math.isfinite(s)]
-        means.append(float(np.mean(finite)) if finite else math.nan)
-    best = _best(means, LOWER_IS_BETTER[metric])
-    return Tuned(candidates[best], means[best], time.perf_counter() - start)
+class CandidatesFailed(RuntimeError):
+    """Every grid point failed; the message is the first failure's."""
 
 
-def _best(means: list[float], lower_is_better: bool) -> int:
-    def rank(i: int) -> tuple[bool, float]:
-        value = means[i]
-        if not math.isfinite(value):
-            return (True, 0.0)
-        return (False, value if lower_is_better else -value)
-
-    return min(range(len(means)), key=rank)  # min() keeps the first of equal ranks
+OWN = "own"  # the solver's own selection criterion: its score(X, y), higher is better
 
 
 def score_one(model: Any, X: Any, y: np.ndarray, metric: str, task: str, n_classes: int
               ) -> float:
-    """One CV metric of a fitted model on (X, y)."""
-    if metric == "auc":
-        return metrics.ranking_score(task, y, model.decision_function(X), n_classes)
-    predicted = model.predict(X)
-    return metrics.mze(y, predicted) if metric == "mze" else metrics.mae(y, predicted)
+    """One registry metric (or the model's own ``score``) of a fitted model on (X, y)."""
+    if metric == OWN:
+        return float(model.score(X, y))
+    m = metrics.METRICS[metric]
+    values = model.decision_function(X) if m.needs == "scores" else model.predict(X)
+    return m.compute(y, values, task, n_classes)
 
 
-def fit_timed(estimator: Any, X: Any, y: np.ndarray) -> float:
+def fit_timed(estimator: Any, X: Any, y: np.ndarray, **fit_params: Any) -> float:
     """Fit in place; the seconds it took."""
     start = time.perf_counter()
-    estimator.fit(X, y)
+    estimator.fit(X, y, **fit_params)
     return time.perf_counter() - start
 
 
-def evaluate(model: Any, X: Any, y: np.ndarray, task: str, n_classes: int) -> dict[str, Any]:
-    """auc, c_index, mze, mae (mze/mae None without ``predict``) and predict_time_s.
+class _Search:
+    """Shared bookkeeping: failures counted, the first message kept, the best point chosen."""
 
-    A model with ``predict_from_scores`` gets its labels from the scores already computed, so
-    the evaluation set (every unlabeled point, in the QSG papers) is scored once. For an ordinal
-    model with one score column per subproblem, the C-index ranks by the sum of the columns (the
-    expected number of thresholds passed).
-    """
-    start = time.perf_counter()
-    raw = model.decision_function(X)
-    scores = np.asarray(raw, dtype=np.float64)
-    if hasattr(model, "predict_from_scores"):
-        predicted = model.predict_from_scores(raw)
-    else:
-        predicted = model.predict(X) if hasattr(model, "predict") else None
-    elapsed = time.perf_counter() - start
-    auc = metrics.ranking_score(task, y, scores, n_classes)
-    if task == "binary":
-        c_index = auc
-    else:
-        c_index = metrics.c_index(y, scores if scores.ndim == 1 else scores.sum(axis=1))
-    return {"auc": auc, "c_index": c_index,
-            "mze": None if predicted is None else metrics.mze(y, predicted),
-            "mae": None if predicted is None else metrics.mae(y, predicted),
-            "predict_time_s": elapsed}
+    def __init__(self, metric: str, task: str, n_classes: int,
+                 describe: Any = lambda exc: f"{type(exc).__name__}: {exc}") -> None:
+        self.metric, self.task, self.n_classes = metric, task, n_classes
+        self.describe = describe
+        self.failed = 0
+        self.first_failure = ""
+
+    def attempt(self, estimator: Any, params: dict[str, Any], X_fit: Any, y_fit: np.ndarray,
+                X_val: Any, y_val: np.ndarray) -> tuple[float, Any, float]:
+        """(score, fitted model or None, fit seconds) of one candidate on one fold."""
+        model = clone(estimator).set_params(**params)
+        try:
+            seconds = fit_timed(model, X_fit, y_fit)
+            score = score_one(model, X_val, y_val, self.metric, self.task, self.n_classes)
+        except Exception as exc:  # a failing candidate scores NaN; the others go on
+            self.failed += 1
+            if not self.first_failure:
+                self.first_failure = f"{params}: {self.describe(exc)}"
+            return math.nan, None, math.nan
+        return score, model, seconds
+
+    def best(self, means: list[float]) -> int:
+        if not any(math.isfinite(v) for v in means):
+            raise CandidatesFailed(f"every grid point failed; the first: {self.first_failure}"
+                                   if self.first_failure else "no grid point could be scored")
+        lower = self.metric != OWN and metrics.METRICS[self.metric].lower_is_better
+
+        def rank(i: int) -> tuple[bool, float]:
+            value = means[i]
+            if not math.isfinite(value):
+                return (True, 0.0)
+            return (False, value if lower else -value)
+
+        return min(range(len(means)), key=rank)  # min() keeps the first of equal ranks
+
+
+class InnerCV:
+    """Grid search by k-fold CV on the labeled training rows, then a refit (by the caller)."""
+
+    kind = "cv"
+
+    def __init__(self, folds: list[tuple[np.ndarray, np.ndarray]], metric: str, task: str,
+                 n_classes: int, describe: Any = None) -> None:
+        self.folds = folds
+        self.search = _Search(metric, task, n_classes, *(() if describe is None else (describe,)))
+
+    def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]) -> Tuned:
+        candidates = list(ParameterGrid(grid))
+        if len(candidates) <= 1:
+            return Tuned(candidates[0] if candidates else {}, math.nan, 0.0)
+        start = time.perf_counter()
+        means = []
+        for params in candidates:
+            scores = [self.search.attempt(estimator, params, X[fit], y[fit], X[val], y[val])[0]
+                      for fit, val in self.folds]
+            finite = [s for s in scores if math.isfinite(s)]
+            means.append(float(np.mean(finite)) if finite else math.nan)
+        best = self.search.best(means)
+        return Tuned(candidates[best], means[best], time.perf_counter() - start,
+                     self.search.failed, self.search.first_failure)
+
+
+class TestSelection:
+    """Every grid point fitted on the training rows and scored on the evaluation rows; the best
+    model is kept (no refit). Its ``time_s`` excludes the kept model's own fit."""
+
+    kind = "test"
+
+    def __init__(self, X_eval: Any, y_eval: np.ndarray, metric: str, task: str,
+                 n_classes: int, describe: Any = None) -> None:
+        self.X_eval, self.y_eval = X_eval, y_eval
+        self.search = _Search(metric, task, n_classes, *(() if describe is None else (describe,)))
+
+    def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]) -> Tuned:
+        candidates = list(ParameterGrid(grid))
+        if len(candidates) <= 1:
+            return Tuned(candidates[0] if candidates else {}, math.nan, 0.0)
+        start = time.perf_counter()
+        outcomes = [self.search.attempt(estimator, p, X, y, self.X_eval, self.y_eval)
+                    for p in candidates]
+        best = self.search.best([score for score, _, _ in outcomes])
+        score, model, seconds = outcomes[best]
+        return Tuned(candidates[best], score, time.perf_counter() - start - seconds,
+                     self.search.failed, self.search.first_failure, model, seconds)

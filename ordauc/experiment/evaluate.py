@@ -1,0 +1,70 @@
+"""Scoring a fitted model, and recording an iterative solver's progress with the clock paused.
+
+:func:`evaluate` computes every metric of the registry that the model's outputs allow: ranking
+metrics from ``decision_function``, label metrics from ``predict`` (or ``predict_from_scores``,
+so the evaluation set, every unlabeled row in the QSG protocol, is scored once).
+
+:class:`CurveRecorder` is the checkpoint the cell hands an iterative solver: at each call it
+scores the evaluation rows with the current iterate (and reads the iterate's objective where the
+solver has one) and keeps the time spent doing so out of the fit's clock.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ordauc import metrics
+
+
+def model_outputs(model: Any, X: Any) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(ranking scores or None, predicted labels or None) of a fitted model on X."""
+    raw = model.decision_function(X) if hasattr(model, "decision_function") else None
+    if raw is not None and hasattr(model, "predict_from_scores"):
+        labels = model.predict_from_scores(raw)
+    else:
+        labels = model.predict(X) if hasattr(model, "predict") else None
+    scores = None if raw is None else np.asarray(raw, dtype=np.float64)
+    return scores, labels
+
+
+def evaluate(model: Any, X: Any, y: np.ndarray, task: str, n_classes: int) -> dict[str, Any]:
+    """Every registry metric the model's outputs allow (None for the others), and
+    ``predict_time_s``, the time to compute those outputs."""
+    start = time.perf_counter()
+    scores, labels = model_outputs(model, X)
+    elapsed = time.perf_counter() - start
+    values = metrics.evaluate_outputs(np.asarray(y), scores, labels, task, n_classes)
+    return {**values, "predict_time_s": elapsed}
+
+
+class CurveRecorder:
+    """A :class:`~ordauc.solvers._base.Checkpoint` that records the ranking metric of the
+    evaluation rows (and the iterate's objective, where it has one) every ``every`` iterations.
+
+    The clock starts when the recorder is made, just before the fit; ``paused_s`` is the time
+    spent inside calls, which the cell subtracts from the fit time. Each row's ``time_s`` is fit
+    time so far, curve time excluded. Only the final fit of a cell is recorded: under
+    ``tuning: test`` the kept model is a grid candidate, fitted without a recorder.
+    """
+
+    def __init__(self, every: int, X: Any, y: np.ndarray, task: str, n_classes: int) -> None:
+        self.every = int(every)
+        self.X, self.y, self.task, self.n_classes = X, np.asarray(y), task, n_classes
+        self.rows: list[dict[str, Any]] = []
+        self.paused_s = 0.0
+        self._start = time.perf_counter()
+
+    def __call__(self, iteration: int, iterate: Any) -> None:
+        entered = time.perf_counter()
+        fit_so_far = entered - self._start - self.paused_s
+        scores = np.asarray(iterate.decision_function(self.X), dtype=np.float64)
+        values = {"auc": metrics.ranking_score(self.task, self.y, scores, self.n_classes)}
+        if hasattr(iterate, "objective"):
+            values["objective"] = float(iterate.objective())
+        for name, value in values.items():
+            self.rows.append({"iteration": int(iteration), "time_s": fit_so_far, "metric": name,
+                              "value": value})
+        self.paused_s += time.perf_counter() - entered
