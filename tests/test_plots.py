@@ -190,6 +190,45 @@ def test_task_inference_and_names() -> None:
     assert len(set(colours.values())) == 5
 
 
+def test_names_family_and_wrappers_come_from_the_registry_through_solver_name() -> None:
+    # Labels are the config's; the registry name in `solver_name` says what ran.
+    from ordauc.report.load import family_of, is_wrapper, solver_names, solver_order
+
+    table = pd.DataFrame({"solver": ["fast", "ms", "svorex", "mine"],
+                          "solver_name": ["qs3orao", "m_samult", "svorex", "mine"]})
+    names = solver_names(table)
+    assert display_name("svorex", names) == "SVOREX"
+    assert display_name("fast", names) == "fast"  # a second configuration keeps its label
+    assert is_wrapper("ms", names) and not is_wrapper("fast", names)
+    assert family_of("ms", names) == "samult"
+    # baselines in registry order, unknown solvers, the papers' own methods last
+    assert solver_order(table["solver"], names) == ["svorex", "ms", "mine", "fast"]
+    colours = solver_colours(table["solver"], names)
+    assert colours["fast"] == solver_colours(["qsg_s2auc"])["qsg_s2auc"]  # proposed: red
+
+
+def test_unfinished_sizes_are_marked_above_the_time_axis() -> None:
+    # A skipped or timed-out size must never sit inside the axes, where it reads as a time.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = _results()
+    curves = time_curves(results, "bin")
+    assert curves.marks
+    fig, ax = plt.subplots()
+    draw_time_curves(ax, curves, solver_colours(results["solver"]))
+    fig.canvas.draw()
+    x_marks = [line for line in ax.get_lines() if line.get_marker() == "x"]
+    assert len(x_marks) == len(curves.marks)
+    for line in x_marks:
+        _, y_axes = ax.transAxes.inverted().transform(
+            line.get_transform().transform(np.column_stack(line.get_data()))[0])
+        assert y_axes > 1.0
+    plt.close(fig)
+
+
 def _bad(tmp_path: Path, case: str) -> Path:
     directory = tmp_path / "res"
     if case == "missing folder":

@@ -38,3 +38,34 @@ def plot(
                            complete=complete)
     for path in written:
         typer.echo(str(path))
+
+
+@app.command()
+def report(
+    directory: Annotated[Path, typer.Argument(
+        help="Results folder written by `ordauc run` (holds results.csv).", metavar="DIR",
+        show_default=False)],
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Folder for the tables (default: DIR/report).", show_default=False)] = None,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", help="Metric of the tables, repeatable (default: mze and mae, the NPSVOR "
+        "paper's; any of the metric registry: auc, c_index, mze, mae, amae, mmae, gm, ms, "
+        "spearman, tau, wkappa).", show_default=False)] = None,
+    alpha: Annotated[float, typer.Option(
+        "--alpha", help="Significance level of the Wilcoxon and Friedman tests.",
+        min=0.0, max=1.0)] = 0.05,
+) -> None:
+    """Tables of a results folder: mean +- std per dataset and solver with the best in bold and
+    average ranks (the NPSVOR paper's Tables II-III), Wilcoxon win/draw/loss counts (Table IV)
+    and the Friedman test with Nemenyi and Wilcoxon-Holm post-hoc tests, as Markdown, CSV and
+    LaTeX into DIR/report (or --out); the summary is printed.
+    """
+    from ordauc.report.load import load_results
+    from ordauc.report.write import write_report
+
+    results = load_results(directory)
+    written = write_report(results, out if out is not None else directory / "report",
+                           metrics=tuple(metric or ("mze", "mae")), alpha=alpha)
+    typer.echo(written.summary)
+    for path in written:
+        typer.echo(str(path), err=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.errors import UserError
-from ordauc.report.load import display_name, infer_task, solver_order
+from ordauc.report.load import display_name, infer_task, solver_names, solver_order
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class AucPanel:
     solvers: list[str]
     values: dict[str, np.ndarray]
     notes: dict[str, str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # solver label -> registry name
 
     @property
     def metric_label(self) -> str:
@@ -57,6 +58,7 @@ class FailureMark:
     reason: str
     n_failed: int
     n_runs: int
+    display: str = ""  # the solver's display name (defaults to the label)
 
     def note(self) -> str:
         """Short legend text, e.g. ``SAMULT: skipped beyond 5000 (memory)``."""
@@ -65,7 +67,7 @@ class FailureMark:
         if self.n_failed < self.n_runs:
             details.append(f"{self.n_failed}/{self.n_runs} runs")
         more = f" ({'; '.join(details)})" if details else ""
-        return f"{display_name(self.solver)}: {self.status} {where}{more}"
+        return f"{self.display or self.solver}: {self.status} {where}{more}"
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class TimeCurves:
     solvers: list[str]
     table: pd.DataFrame
     marks: list[FailureMark]
+    names: dict[str, str] = field(default_factory=dict)  # solver label -> registry name
 
     def first_failures(self) -> dict[str, FailureMark]:
         """The first failure mark of each solver that has one."""
@@ -162,7 +165,8 @@ def auc_panel(results: pd.DataFrame, dataset: str, n_labeled: int | None = None,
     rows = _rows_of(results, dataset)
     n_l, n_u = _pick_size(rows, dataset, n_labeled, n_unlabeled, complete)
     cell = rows[(rows["n_labeled"] == n_l) & (rows["n_unlabeled"] == n_u)]
-    solvers = solver_order(rows["solver"])
+    names = solver_names(rows)
+    solvers = solver_order(rows["solver"], names)
     values: dict[str, np.ndarray] = {}
     notes: dict[str, str] = {}
     for solver in solvers:
@@ -179,7 +183,7 @@ def auc_panel(results: pd.DataFrame, dataset: str, n_labeled: int | None = None,
     eval_sets = cell["eval_set"].dropna().astype(str).unique() if "eval_set" in cell else []
     return AucPanel(dataset=dataset, task=infer_task(rows), n_labeled=n_l, n_unlabeled=n_u,
                     eval_set=", ".join(sorted(eval_sets)) or None, solvers=solvers,
-                    values=values, notes=notes)
+                    values=values, notes=notes, names=names)
 
 
 def _size_row(group: pd.DataFrame) -> dict[str, object]:
@@ -208,7 +212,8 @@ def time_curves(results: pd.DataFrame, dataset: str, n_labeled: int | None = Non
     rows = _rows_of(results, dataset)
     n_l, _ = _pick_size(rows, dataset, n_labeled, None)
     at_l = rows[rows["n_labeled"] == n_l]
-    solvers = solver_order(rows["solver"])
+    names = solver_names(rows)
+    solvers = solver_order(rows["solver"], names)
     records, marks = [], []
     for solver in solvers:
         mine = at_l[at_l["solver"] == solver]
@@ -221,11 +226,13 @@ def time_curves(results: pd.DataFrame, dataset: str, n_labeled: int | None = Non
                 failed = group[group["status"] != "ok"]
                 marks.append(FailureMark(solver=solver, n_unlabeled=int(n_u), last_ok=last_ok,
                                          status=str(record["status"]), reason=_reason(failed),
-                                         n_failed=len(failed), n_runs=len(group)))
+                                         n_failed=len(failed), n_runs=len(group),
+                                         display=display_name(solver, names)))
             previous_failed = bool(record["n_failed"])
             if record["drawn"]:
                 last_ok = int(n_u)
     columns = ["solver", "n_unlabeled", "n_runs", "n_ok", "n_failed", "status", "mean", "std",
                "min", "max", "drawn"]
     return TimeCurves(dataset=dataset, n_labeled=n_l, solvers=solvers,
-                      table=pd.DataFrame.from_records(records, columns=columns), marks=marks)
+                      table=pd.DataFrame.from_records(records, columns=columns), marks=marks,
+                      names=names)

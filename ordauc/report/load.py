@@ -1,75 +1,80 @@
 """Read a results folder's ``results.csv`` and name what it holds: solvers, tasks, statuses.
 
-Columns are selected by name (DESIGN §5). Every problem with the input raises
+Columns are selected by name. Solvers' display names, families and order come from the solver
+registry (:func:`ordauc.solvers.meta_of`), through the table's ``solver_name`` column, never
+from a list kept here. The table is read with the runner's own reader, so ``ordauc plot`` sees
+exactly the rows a rerun would keep. Every problem with the input raises
 :class:`ordauc.errors.UserError` with one sentence, before anything is written.
 """
 
 from __future__ import annotations
 
+import csv
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ordauc.errors import UserError
+from ordauc.experiment.results import TEXT_COLUMNS, read_table
+from ordauc.solvers import meta_of
+from ordauc.solvers import names as solver_registry_names
+from ordauc.solvers._base import SolverMeta
 
 RESULTS_FILE = "results.csv"
 REQUIRED_COLUMNS = ("dataset", "solver", "n_labeled", "n_unlabeled", "status", "auc", "fit_time_s")
 FAILED_STATUSES = ("error", "timeout", "skipped")
 
-DISPLAY_NAMES: dict[str, str] = {
-    "qsg_s2auc": "QSG-S2AUC",
-    "qs3orao": "QS3ORAO",
-    "samult": "SAMULT",
-    "m_samult": "M-SAMULT",
-    "pnu_auc": "PNU-AUC",
-    "m_pnu_auc": "M-PNU-AUC",
-    "svorex": "SVOREX",
-    "svorim": "SVORIM",
-    "npsvor": "NPSVOR",
-    "svc1v1": "SVC1V1",
-    "svc1va": "SVC1VA",
-    "svr": "SVR",
-    "cssvc": "CSSVC",
-    "svmop": "SVMOP",
-    "redsvm": "REDSVM",
-    "opbe": "OPBE",
-    "auc_sdcd": "AUC-SDCD",
-    "auc_sdcdperm": "AUC-SDCDperm",
-    "auc_msgd": "AUC-MSGD",
-    "oam_inf": "OAM-inf",
-    "oam_seq": "OAM-seq",
-    "oam_gra": "OAM-gra",
-}
-
-# Plot order: baselines first, the papers' own methods last (as in their figures).
-_BASELINES_FIRST = (
-    "svorex", "svorim", "npsvor", "svc1v1", "svc1va", "svr", "cssvc", "svmop", "redsvm", "opbe",
-    "auc_sdcd", "auc_sdcdperm", "auc_msgd", "oam_inf", "oam_seq", "oam_gra",
-)
-_PAPER_METHODS_LAST = ("pnu_auc", "m_pnu_auc", "samult", "m_samult", "qsg_s2auc", "qs3orao")
-
-# Solvers that only exist for ordinal tasks: the last hint when the rows cannot tell.
-_ORDINAL_SOLVERS = frozenset(
-    {"qs3orao", "m_samult", "m_pnu_auc", "svorex", "svorim", "npsvor", "redsvm", "svmop", "opbe",
-     "cssvc"}
-)
+Names = Mapping[str, str]  # solver label (the ``solver`` column) -> registry name
 
 
-def display_name(solver: str) -> str:
-    """The papers' name of a solver (``m_samult`` -> ``M-SAMULT``), else the raw name."""
-    return DISPLAY_NAMES.get(solver, solver)
+def solver_names(table: pd.DataFrame) -> dict[str, str]:
+    """Each solver label of a results table and the registry name it ran (``solver_name``);
+    a table without that column names solvers by their registry names."""
+    if "solver_name" not in table.columns:
+        return {str(s): str(s) for s in pd.unique(table["solver"])}
+    pairs = table[["solver", "solver_name"]].astype(str).drop_duplicates()
+    return dict(zip(pairs["solver"], pairs["solver_name"], strict=True))
 
 
-def solver_order(solvers: list[str] | np.ndarray | pd.Series) -> list[str]:
-    """Distinct solver names in plot order: baselines, unknown solvers, the papers' methods."""
+def _meta(solver: str, names: Names | None) -> SolverMeta | None:
+    return meta_of((names or {}).get(solver, solver))
 
-    def key(name: str) -> tuple[int, int, str]:
-        if name in _BASELINES_FIRST:
-            return (0, _BASELINES_FIRST.index(name), name)
-        if name in _PAPER_METHODS_LAST:
-            return (2, _PAPER_METHODS_LAST.index(name), name)
-        return (1, 0, name)
+
+def display_name(solver: str, names: Names | None = None) -> str:
+    """The papers' name of a solver (``m_samult`` -> ``M-SAMULT``) from the registry; a label
+    other than the registry name (two configurations of one solver) is shown as it is."""
+    meta = _meta(solver, names)
+    registry = (names or {}).get(solver, solver)
+    return meta.display if meta is not None and registry == solver else solver
+
+
+def is_wrapper(solver: str, names: Names | None = None) -> bool:
+    """Whether the solver is an M-* wrapper of k-1 binary models."""
+    meta = _meta(solver, names)
+    return meta is not None and meta.wrapper_of is not None
+
+
+def family_of(solver: str, names: Names | None = None) -> str:
+    """The method a solver belongs to: a wrapper's binary solver, else its registry name."""
+    meta = _meta(solver, names)
+    registry = (names or {}).get(solver, solver)
+    return meta.wrapper_of if meta is not None and meta.wrapper_of else registry
+
+
+def solver_order(solvers: list[str] | np.ndarray | pd.Series, names: Names | None = None
+                 ) -> list[str]:
+    """Distinct solvers in plot order: baselines in registry order, unknown solvers, then the
+    papers' own methods (as in their figures)."""
+    registry = {name: i for i, name in enumerate(solver_registry_names())}
+
+    def key(label: str) -> tuple[int, int, str]:
+        meta = _meta(label, names)
+        name = (names or {}).get(label, label)
+        if meta is None:
+            return (1, 0, label)
+        return (2 if meta.proposed else 0, registry.get(name, 0), label)
 
     return sorted({str(s) for s in solvers}, key=key)
 
@@ -79,7 +84,7 @@ def infer_task(rows: pd.DataFrame) -> str:
 
     A ``task`` column decides when present; otherwise the ordinal AUC (mean of the k-1
     subproblem AUCs) differs from the C-index only for k > 2, and ordinal-only solvers
-    are the last hint.
+    (from the registry) are the last hint.
     """
     if "task" in rows.columns:
         tasks = rows["task"].dropna().astype(str).str.strip().str.lower().unique()
@@ -89,8 +94,11 @@ def infer_task(rows: pd.DataFrame) -> str:
         both = rows[["auc", "c_index"]].dropna()
         if (np.abs(both["auc"] - both["c_index"]) > 1e-9).any():
             return "ordinal"
-    if rows["solver"].isin(_ORDINAL_SOLVERS).any():
-        return "ordinal"
+    names = solver_names(rows)
+    for label in names:
+        meta = _meta(label, names)
+        if meta is not None and meta.tasks == ("ordinal",):
+            return "ordinal"
     return "binary"
 
 
@@ -108,11 +116,18 @@ def load_results(directory: str | Path) -> pd.DataFrame:
             f"{str(directory)!r} holds no {RESULTS_FILE}; "
             f"pass an output folder of `ordauc run`, which writes {RESULTS_FILE} there"
         )
-    try:
-        table = pd.read_csv(path, low_memory=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UserError(f"{str(path)!r} is not a readable CSV table ({reason})") from None
+    try:  # the runner's own reader: a row cut mid-line by a kill is left out, as a rerun does
+        header, rows = read_table(path)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise UserError(f"{str(path)!r} is not a readable CSV table ({exc})") from None
+    if not header:
+        raise UserError(f"{str(path)!r} is empty; run `ordauc run` to fill it")
+    table = pd.DataFrame.from_records(rows, columns=header).replace("", np.nan)
+    numeric = [c for c in header if c not in TEXT_COLUMNS and not c.startswith("p_")]
+    for column in numeric:  # numbers where every filled field is one; text stays text
+        values = pd.to_numeric(table[column], errors="coerce")
+        if values.notna().sum() == table[column].notna().sum():
+            table[column] = values
     return _clean(table, path)
 
 

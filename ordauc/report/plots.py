@@ -21,7 +21,15 @@ import numpy as np
 
 from ordauc.errors import UserError
 from ordauc.report.figdata import AucPanel, TimeCurves, auc_panel, datasets, time_curves
-from ordauc.report.load import display_name, load_results, solver_order
+from ordauc.report.load import (
+    Names,
+    display_name,
+    family_of,
+    is_wrapper,
+    load_results,
+    solver_names,
+    solver_order,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -31,18 +39,12 @@ FIGURES_DIR = "figures"
 FORMATS = ("png", "pdf")
 DPI = 150
 
-# A method and its multi-class wrapper share a colour; the papers' own methods are red.
-_FAMILY_COLOURS = {
-    "qsg_s2auc": "#d62728", "qs3orao": "#d62728",
-    "samult": "#1f77b4", "m_samult": "#1f77b4",
-    "pnu_auc": "#2ca02c", "m_pnu_auc": "#2ca02c",
-    "svorex": "#9467bd",
-}
-# The multi-class wrappers (k-1 binary models) are drawn dashed and hatched, so a method and its
-# wrapper stay apart when both run on the same ordinal data.
-WRAPPERS = frozenset({"m_samult", "m_pnu_auc"})
-_OTHER_COLOURS = ("#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-                  "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd")
+# A method and its multi-class wrapper share a colour (the wrapper is drawn dashed and hatched,
+# so both stay apart on the same ordinal data); the papers' own methods are red.
+PROPOSED_COLOUR = "#d62728"
+_OTHER_COLOURS = ("#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
+                  "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173",
+                  "#3182bd")
 
 _RC = {
     "font.size": 10, "axes.titlesize": 10.5, "axes.labelsize": 10, "xtick.labelsize": 9,
@@ -52,16 +54,22 @@ _RC = {
 }
 
 
-def solver_colours(solvers: Iterable[str]) -> dict[str, str]:
-    """One colour per solver, the same in every figure drawn from one results table."""
+def solver_colours(solvers: Iterable[str], names: Names | None = None) -> dict[str, str]:
+    """One colour per method (a wrapper shares its binary solver's), the same in every figure
+    drawn from one results table; the papers' own methods in red."""
+    from ordauc.solvers import meta_of
+
     colours: dict[str, str] = {}
-    spare = 0
-    for solver in solver_order(list(solvers)):
-        if solver in _FAMILY_COLOURS:
-            colours[solver] = _FAMILY_COLOURS[solver]
-        else:
-            colours[solver] = _OTHER_COLOURS[spare % len(_OTHER_COLOURS)]
-            spare += 1
+    families: dict[str, str] = {}
+    for solver in solver_order(list(solvers), names):
+        family = family_of(solver, names)
+        meta = meta_of(family)
+        if family not in families:
+            families[family] = (PROPOSED_COLOUR if meta is not None and meta.proposed else
+                                _OTHER_COLOURS[sum(c != PROPOSED_COLOUR
+                                                   for c in families.values())
+                                               % len(_OTHER_COLOURS)])
+        colours[solver] = families[family]
     return colours
 
 
@@ -99,7 +107,7 @@ def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: st
         for i, (_, solver) in enumerate(filled):
             colour = colours[solver]
             parts["boxes"][i].set(facecolor=to_rgba(colour, 0.35), edgecolor=colour, linewidth=1.3,
-                                  hatch="///" if solver in WRAPPERS else None)
+                                  hatch="///" if is_wrapper(solver, panel.names) else None)
             for line in parts["whiskers"][2 * i:2 * i + 2] + parts["caps"][2 * i:2 * i + 2]:
                 line.set(color=colour, linewidth=1.3)
     for position, solver in zip(positions, panel.solvers, strict=True):
@@ -112,7 +120,7 @@ def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: st
             axes_y = blended_transform_factory(ax.transData, ax.transAxes)
             ax.text(position, 0.5, "no finished run", transform=axes_y, rotation=90,
                     ha="center", va="center", color="0.45", fontsize=8)
-    labels = [display_name(s) + (f"\n({panel.notes[s]})" if s in panel.notes else "")
+    labels = [display_name(s, panel.names) + (f"\n({panel.notes[s]})" if s in panel.notes else "")
               for s in panel.solvers]
     ax.set_xticks(positions, labels, rotation=30 if len(positions) > 3 else 0,
                   ha="right" if len(positions) > 3 else "center")
@@ -136,21 +144,27 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
             continue
         colour, drawn = colours[solver], mine["drawn"].to_numpy(dtype=bool)
         x = mine["n_unlabeled"].to_numpy(dtype=np.float64)
-        wrapper = solver in WRAPPERS
+        wrapper = is_wrapper(solver, curves.names)
         (line,) = ax.plot(x, np.where(drawn, mine["mean"], np.nan),
                           marker="s" if wrapper else "o", markersize=4,
                           linestyle="--" if wrapper else "-", linewidth=1.8, color=colour,
-                          label=display_name(solver))
+                          label=display_name(solver, curves.names))
         ax.fill_between(x, np.where(drawn, mine["min"], np.nan),
                         np.where(drawn, mine["max"], np.nan), color=colour, alpha=0.18,
                         linewidth=0)
         handles.append(line)
+    # Sizes that did not finish are marked in a strip ABOVE the axes, outside the time scale,
+    # so a skipped or timed-out point can never be read as a measured time.
     top = blended_transform_factory(ax.transData, ax.transAxes)
     stacked: dict[int, int] = {}
     for mark in curves.marks:
         level = stacked[mark.n_unlabeled] = stacked.get(mark.n_unlabeled, -1) + 1
-        ax.plot([mark.n_unlabeled], [0.96 - 0.055 * level], transform=top, marker="x", markersize=9,
-                markeredgewidth=2.2, linestyle="none", color=colours[mark.solver], clip_on=False)
+        ax.plot([mark.n_unlabeled], [1.05 + 0.06 * level], transform=top, marker="x",
+                markersize=8, markeredgewidth=2.2, linestyle="none",
+                color=colours[mark.solver], clip_on=False)
+    if stacked:
+        ax.text(0.0, 1.05, "not finished ", transform=ax.transAxes, ha="right", va="center",
+                fontsize=8, color="0.35", clip_on=False)
     for mark in curves.first_failures().values():
         handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=2,
                               linestyle="none", color=colours[mark.solver], label=mark.note()))
@@ -164,16 +178,13 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
     times = table.loc[table["drawn"].astype(bool), ["min", "mean"]].to_numpy(dtype=np.float64)
     if (times > 0).any():
         ax.set_yscale("log")
-        if stacked:  # headroom, so the marks along the top never sit on a line
-            low, high = ax.get_ylim()
-            room = 0.96 - 0.055 * max(stacked.values()) - 0.07
-            ax.set_ylim(low, low * (high / low) ** (1.0 / room))
     else:
         ax.set_yticks([])
         ax.text(0.5, 0.5, "no finished run", transform=ax.transAxes, ha="center", color="0.45")
     ax.set_xlabel("number of unlabeled samples")
     ax.set_ylabel("training time (s)")
-    ax.set_title(f"{curves.dataset}: training time (n_labeled = {curves.n_labeled})")
+    title = f"{curves.dataset}: training time (n_labeled = {curves.n_labeled})"
+    ax.set_title(title, pad=8 + 14 * (max(stacked.values()) + 1) if stacked else 6)
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
@@ -240,6 +251,18 @@ def _prepare_out(out_dir: Path) -> bool:
     return created
 
 
+def _cd_diagrams(results: object, out_dir: Path) -> list[Path]:
+    """Critical-difference diagrams of a comparison study (labels predicted by three or more
+    solvers on two or more datasets): the NPSVOR paper's statistics, drawn by ``report.cd``."""
+    from ordauc.report.cd import draw_cd_diagrams
+
+    ok = results[results["status"] == "ok"]
+    metrics = [m for m in ("mze", "mae") if m in ok.columns and ok[m].notna().any()]
+    if not metrics or ok["dataset"].nunique() < 2 or ok["solver"].nunique() < 3:
+        return []
+    return draw_cd_diagrams(results, out_dir, metrics=metrics)
+
+
 def plot_results(directory: str | Path, out: str | Path | None = None,
                  n_labeled: int | None = None, n_unlabeled: int | None = None,
                  complete: bool = False) -> list[Path]:
@@ -256,7 +279,7 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     names = datasets(results)
     panels = [auc_panel(results, d, n_labeled, n_unlabeled, complete) for d in names]
     curves = [time_curves(results, d, n_labeled) for d in names]
-    colours = solver_colours(results["solver"])
+    colours = solver_colours(results["solver"], solver_names(results))
     stems = _stems(names)
     out_dir = Path(out) if out is not None else Path(directory) / FIGURES_DIR
     created = _prepare_out(out_dir)
@@ -271,6 +294,7 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
                 draw_time_curves(fig.add_subplot(), curve, colours)
                 written += _save(fig, out_dir, f"time_{stems[curve.dataset]}")
             written += _save(_auc_all(panels, colours), out_dir, "auc_all")
+            written += _cd_diagrams(results, out_dir)
     except OSError as exc:
         raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable --out folder") from None
