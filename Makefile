@@ -26,6 +26,7 @@ quickstart: install  ## the offline quickstart: run, then figures
 
 bench: install  ## speed and memory benchmarks (about 15 minutes); figures go to benchmarks/
 	$(BIN)/python benchmarks/bench_qsg.py
+	$(BIN)/python benchmarks/bench_pairwise.py
 	$(BIN)/python benchmarks/bench_prepare.py
 
 reproduce: install  ## the QSG papers' experiments: fetch the data, run, plot (days of compute)
