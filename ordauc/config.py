@@ -19,7 +19,8 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
     preprocess: none          # none, or standardize (z-score with the training rows' statistics)
     tuning: {kind: cv, folds: 5, metric: auc}   # cv (inner CV on the labeled training rows) or
                               # test (the best point on the evaluation rows: some papers' protocol);
-                              # metric: a registry metric, or own (the solver's score(X, y))
+                              # metric: a registry metric, or own (the solver's score(X, y));
+                              # shared: false fits the grid one point at a time
     curves: null              # {every: 100}: iterative solvers' checkpoints into curves.csv
     timeout: null             # seconds per cell, or null for none
     memory_limit: null        # e.g. 12GB; default a safe share of this machine's memory
@@ -92,6 +93,7 @@ class TuningSpec:
     kind: str = "cv"
     folds: int = 5
     metric: str = "auc"
+    shared: bool = True  # cv: fit the grid in the solver's shared passes where it has them
 
 
 @dataclass(frozen=True)
@@ -234,12 +236,16 @@ def _tuning(value: Any, key: str) -> TuningSpec | None:
         return None
     raw = mapping(value, key, example="{kind: cv, folds: 5, metric: auc}")
     kind = choice(raw.get("kind", "cv"), f"{key}.kind", TUNERS)
-    only_keys(raw, ("kind", "folds", "metric") if kind == "cv" else ("kind", "metric"), key)
+    only_keys(raw, ("kind", "folds", "metric", "shared") if kind == "cv" else ("kind", "metric"),
+              key)
+    shared = raw.get("shared", True)
+    if not isinstance(shared, bool):
+        raise UserError(f"{key}.shared must be true or false, got {shared!r}")
     from ordauc.metrics import METRICS
 
     return TuningSpec(kind=kind, folds=integer(raw.get("folds", 5), f"{key}.folds", 2),
                       metric=choice(raw.get("metric", "auc"), f"{key}.metric",
-                                    (*METRICS, "own")))
+                                    (*METRICS, "own")), shared=shared)
 
 
 def _curves(value: Any) -> int | None:

@@ -12,12 +12,8 @@ from sklearn.metrics import roc_auc_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordauc.data import load
-from ordauc.solvers.kernel.pnu_auc import (
-    MPNUAUC,
-    PNUAUC,
-    pnu_risk_01_from_scores,
-    reference_width,
-)
+from ordauc.solvers.kernel.pnu_auc import MPNUAUC, PNUAUC, reference_width
+from ordauc.solvers.kernel.pnu_risk import pnu_risk_01_from_scores
 from ordauc.solvers.kernel.prior import energy_prior
 
 # ---------------------------------------------------------------- 1. closed form = minimum
@@ -272,3 +268,36 @@ def test_memory_estimate_counts_the_basis_matrix():
 @parametrize_with_checks([PNUAUC(), MPNUAUC()])
 def test_scikit_learn_estimator_checks(estimator, check) -> None:
     check(estimator)
+
+
+def test_score_is_minus_the_selection_risk_and_tunes_in_the_runner(write_config, cli, tmp_path):
+    # `tuning: {metric: own}` selects PNU-AUC by its zero-one PNU-AUC risk, on validation folds
+    # that hold unlabeled rows too (the reference splits P, N and U into folds).
+    ds = load("synthetic_binary", n=300, d=4, seed=1)
+    y = ds.y.copy()
+    y[80:] = -1
+    model = PNUAUC(lam=0.1, sigma=1.0, random_state=0).fit(ds.X[:200], y[:200])
+    y_val = np.where(np.arange(100) < 40, ds.y[200:], -1)  # 40 labeled, 60 unlabeled rows
+    risk = model.pnu_risk_01(ds.X[200:], y_val)
+    assert 0.0 <= risk < 0.5 and model.score(ds.X[200:], y_val) == -risk
+    config = write_config({
+        "datasets": ["breast_cancer"],
+        "resampling": {"kind": "budget", "n_labeled": [40], "n_unlabeled": [60]},
+        "tuning": {"kind": "cv", "folds": 3, "metric": "own"},
+        "solvers": {"pnu_auc": {"grid": {"lam": [0.1, 1.0], "eta": [-0.5, 0.5]}},
+                    "samult": {"grid": {"lam": [0.5, 1.0]}}}})
+    code, _, stderr = cli("run", config, "--out", tmp_path / "out")
+    assert code == 2 and "samult" in stderr and "own" in stderr  # SAMULT has no own score
+    config = write_config({
+        "datasets": ["breast_cancer"],
+        "resampling": {"kind": "budget", "n_labeled": [40], "n_unlabeled": [60]},
+        "tuning": {"kind": "cv", "folds": 3, "metric": "own"},
+        "solvers": {"pnu_auc": {"grid": {"lam": [0.1, 1.0], "eta": [-0.5, 0.5]}}}})
+    code, _, stderr = cli("run", config, "--out", tmp_path / "out")
+    assert code == 0, stderr
+    import pandas as pd
+
+    row = pd.read_csv(tmp_path / "out" / "results.csv").iloc[0]
+    assert row["status"] == "ok" and row["cv_metric"] == "own"
+    # The PU/NU-corrected risk estimate is unbiased, not bounded below by 0: only finiteness.
+    assert np.isfinite(row["cv_score"]) and row["cv_failed"] == 0

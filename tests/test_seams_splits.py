@@ -109,3 +109,21 @@ def test_a_run_fits_the_nested_sets(test_solvers, write_config, cli, fit_log: Pa
         # one labeled set and one test set: a supervised ranker scores the same on both
         assert small["split_seed"] == large["split_seed"] == seeds.inner
         assert small["auc"] == large["auc"] and small["n_test"] == large["n_test"] == 142
+
+
+def test_own_criterion_folds_split_the_unlabeled_rows_too() -> None:
+    # For a solver's own semi-supervised criterion (PNU-AUC's), every fold validates on its
+    # share of the unlabeled rows, as the reference splits P, N and U into folds.
+    from ordauc.splits import cv_folds
+
+    y_l = np.array([0, 1] * 15)
+    folds = cv_folds(y_l, 40, 5, seed=3, split_unlabeled=True)
+    unlabeled = set(range(30, 70))
+    held_out = [set(val.tolist()) & unlabeled for _, val in folds]
+    assert all(len(part) == 8 for part in held_out)
+    assert set().union(*held_out) == unlabeled  # each unlabeled row validated exactly once
+    for (fit, val), part in zip(folds, held_out, strict=True):
+        assert not set(fit.tolist()) & set(val.tolist())
+        assert unlabeled - part <= set(fit.tolist())
+    plain = cv_folds(y_l, 40, 5, seed=3)
+    assert all(not set(val.tolist()) & unlabeled for _, val in plain)

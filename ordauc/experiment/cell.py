@@ -63,6 +63,7 @@ class Settings:
     preprocess: str
     timeout: float | None
     curves_every: int | None
+    memory_budget: int | None = None  # bytes one cell may use: shared grid passes split to it
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,8 @@ def measure(task: CellTask) -> dict[str, Any]:
         folds = (cv_folds(y[:n_labeled], split.unlabeled.size, cell.tuning.folds,
                           cell.seeds.inner, split_unlabeled=cell.tuning.metric == OWN)
                  if cell.tuned else [])
-        tuner = InnerCV(folds, cell.tuning.metric, cell.task, dataset.n_classes, describe)
+        tuner = InnerCV(folds, cell.tuning.metric, cell.task, dataset.n_classes, describe,
+                        shared=cell.tuning.shared, max_bytes=settings.memory_budget)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         tuned = tuner.tune(estimator, X, y, cell.solver.grid)

@@ -37,10 +37,12 @@ class SplitSizes:
 
 @dataclass(frozen=True)
 class Preflight:
-    """Sizes of every split, and the cells that the memory guard skips (key -> reason)."""
+    """Sizes of every split, the cells that the memory guard skips (key -> reason), and the
+    bytes each running cell may use."""
 
     sizes: dict[tuple, SplitSizes]
     skips: dict[str, str] = field(default_factory=dict)
+    cell_budget: int | None = None
 
 
 def physical_memory() -> int | None:
@@ -89,7 +91,8 @@ def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | Non
                 sizes[cell.split_key] = _sizes(cell, dataset, config)
             _check_tuning(cell, dataset, config)
     limit = memory_limit or config.memory_limit or default_memory_limit()
-    return Preflight(sizes, memory_skips(plan, sizes, limit, max(1, n_jobs)))
+    n_jobs = max(1, n_jobs)
+    return Preflight(sizes, memory_skips(plan, sizes, limit, n_jobs), limit // n_jobs)
 
 
 def _split(cell: Cell, dataset: object, config: Config):  # noqa: ANN202 - a Split

@@ -251,7 +251,7 @@ def build_tasks(ready: Prepared, config: Config, options: RunOptions) -> list[Ce
     settings = Settings(resampling=r.kind, folds=r.folds, test_size=r.test_size,
                         sampling=r.sampling, evaluate=config.evaluate,
                         preprocess=config.preprocess, timeout=config.timeout,
-                        curves_every=config.curves_every)
+                        curves_every=config.curves_every, memory_budget=checked.cell_budget)
     estimators = {s.label: solvers.get(s.name, **s.params) for s in config.solvers}
     iterative = {s.label: solvers.info(s.name).meta.iterative for s in config.solvers}
     handles = {d.label: backend.data_handle(DatasetRef(d.name, d.params, options.data_dir))

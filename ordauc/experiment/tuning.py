@@ -9,10 +9,15 @@ Two tuners, chosen per study or per solver in the config (``tuning.kind``):
   on the evaluation rows; the best is kept as it is. What the AUC-DCD paper reports ("the best
   parameter"), optimistic by construction; its rows say so in the ``tuning`` column.
 
-A candidate that raises scores NaN and is counted (``cv_failed``, with the first message); it
-never takes the other points down. A point's score is the mean over the folds that could be
-scored; NaN ranks last, ties go to the first point in grid order. Metrics come from the
-registry (:data:`ordauc.metrics.METRICS`): its direction decides "best". The criterion ``own``
+A solver with shared grid fits (``iter_fit_grid``: one pass fits every point that shares its
+work, e.g. the QSG engine's (lam, gamma) points of one sigma, SAMULT's lambda path) is asked
+for a fold's whole grid at once; others are fitted one point at a time. The chosen point and
+the scores are the same either way (to the float32 rounding the solver documents); ``shared``
+False forces one fit per point. A candidate that raises scores NaN and is counted
+(``cv_failed``, with the first message); it never takes the other points down. A point's score
+is the mean over the folds that could be scored; NaN ranks last, ties go to the first point in
+grid order. Metrics come from the registry (:data:`ordauc.metrics.METRICS`): its direction
+decides "best". The criterion ``own``
 is the solver's own model-selection score, scikit-learn's ``score(X, y)`` (higher is better),
 given validation rows that include unlabeled ones (e.g. PNU-AUC's zero-one PNU-AUC risk).
 """
@@ -88,13 +93,39 @@ class _Search:
         model = clone(estimator).set_params(**params)
         try:
             seconds = fit_timed(model, X_fit, y_fit)
-            score = score_one(model, X_val, y_val, self.metric, self.task, self.n_classes)
         except Exception as exc:  # a failing candidate scores NaN; the others go on
-            self.failed += 1
-            if not self.first_failure:
-                self.first_failure = f"{params}: {self.describe(exc)}"
-            return math.nan, None, math.nan
-        return score, model, seconds
+            return self._failed(params, exc), None, math.nan
+        return self.score(model, params, X_val, y_val), model, seconds
+
+    def score(self, model: Any, params: dict[str, Any], X_val: Any, y_val: np.ndarray
+              ) -> float:
+        """A fitted candidate's score, NaN (and counted) when scoring raises."""
+        try:
+            return score_one(model, X_val, y_val, self.metric, self.task, self.n_classes)
+        except Exception as exc:
+            return self._failed(params, exc)
+
+    def _failed(self, params: dict[str, Any], exc: Exception) -> float:
+        self.failed += 1
+        if not self.first_failure:
+            self.first_failure = f"{params}: {self.describe(exc)}"
+        return math.nan
+
+    def fold_scores(self, estimator: Any, candidates: list[dict[str, Any]], X_fit: Any,
+                    y_fit: np.ndarray, X_val: Any, y_val: np.ndarray, shared: bool,
+                    max_bytes: int | None) -> list[float]:
+        """Every candidate's score on one fold: the solver's shared passes where it has them
+        (each model scored as its pass yields it, then dropped), else one fit per point."""
+        if not (shared and hasattr(estimator, "iter_fit_grid")):
+            return [self.attempt(estimator, p, X_fit, y_fit, X_val, y_val)[0]
+                    for p in candidates]
+        scores = [math.nan] * len(candidates)
+        for i, model in estimator.iter_fit_grid(X_fit, y_fit, candidates, max_bytes):
+            if isinstance(model, Exception):
+                scores[i] = self._failed(candidates[i], model)
+            else:
+                scores[i] = self.score(model, candidates[i], X_val, y_val)
+        return scores
 
     def best(self, means: list[float]) -> int:
         if not any(math.isfinite(v) for v in means):
@@ -117,8 +148,10 @@ class InnerCV:
     kind = "cv"
 
     def __init__(self, folds: list[tuple[np.ndarray, np.ndarray]], metric: str, task: str,
-                 n_classes: int, describe: Any = None) -> None:
+                 n_classes: int, describe: Any = None, shared: bool = True,
+                 max_bytes: int | None = None) -> None:
         self.folds = folds
+        self.shared, self.max_bytes = shared, max_bytes
         self.search = _Search(metric, task, n_classes, *(() if describe is None else (describe,)))
 
     def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]) -> Tuned:
@@ -126,11 +159,12 @@ class InnerCV:
         if len(candidates) <= 1:
             return Tuned(candidates[0] if candidates else {}, math.nan, 0.0)
         start = time.perf_counter()
+        per_fold = [self.search.fold_scores(estimator, candidates, X[fit], y[fit], X[val],
+                                            y[val], self.shared, self.max_bytes)
+                    for fit, val in self.folds]
         means = []
-        for params in candidates:
-            scores = [self.search.attempt(estimator, params, X[fit], y[fit], X[val], y[val])[0]
-                      for fit, val in self.folds]
-            finite = [s for s in scores if math.isfinite(s)]
+        for i in range(len(candidates)):
+            finite = [scores[i] for scores in per_fold if math.isfinite(scores[i])]
             means.append(float(np.mean(finite)) if finite else math.nan)
         best = self.search.best(means)
         return Tuned(candidates[best], means[best], time.perf_counter() - start,

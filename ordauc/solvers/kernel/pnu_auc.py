@@ -79,9 +79,9 @@ zero-one loss the corrected P x P term is exactly 1/2 whenever n_P >= 2 (the two
 add up to 1, a tie to 1/2 + 1/2); with a single validation positive it is undefined in the
 reference and taken as this 1/2 here. The zero-one means are computed by sorting, in
 O(n log n). See :meth:`PNUAUC.pnu_risk_01` for how N_P, N_N are obtained, and
-:func:`pnu_risk_01_from_scores` for the same risk given scores. A risk that cannot be computed
-(a validation set without P or N, or without U when w != 0) is NaN, which the project's tuner
-skips.
+:mod:`ordauc.solvers.kernel.pnu_risk` for the same risk given scores. A risk that cannot be
+computed (a validation set without P or N, or without U when w != 0) is NaN, which the
+project's tuner skips. ``score`` is minus the risk, for ``tuning: {metric: own}``.
 
 ``MPNUAUC`` is the QS3ORAO paper's M-PNU-AUC: k-1 binary PNU-AUC models, model j on subproblem j
 ({y > j} against {y <= j}, U shared), through :class:`OneModelPerSubproblem`.
@@ -104,12 +104,12 @@ from ordauc.solvers._labels import UNLABELED, LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.dsg.gridpoints import GridData, GridFit, copy_input_attributes, lam_path
 from ordauc.solvers.kernel.multi import OneModelPerSubproblem
+from ordauc.solvers.kernel.pnu_risk import pnu_risk_01_from_scores
 from ordauc.solvers.kernel.prior import energy_prior
 from ordauc.solvers.kernel.samult import gaussian_kernel
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
 
-__all__ = ["MPNUAUC", "PNUAUC", "heuristic_weight", "pnu_auc_coef", "pnu_risk_01_from_scores",
-           "reference_width", "zero_one_pnu_risk"]
+__all__ = ["MPNUAUC", "PNUAUC", "pnu_auc_coef", "reference_width"]
 
 _CHUNK_ROWS = 2048
 _ENERGY_CLIP = (0.01, 0.99)
@@ -187,70 +187,6 @@ def pnu_system(mom: dict[str, np.ndarray | None], prior: float, eta: float
 def _rows(labels: LabeledSplit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row indices of P, N and U."""
     return labels.labeled[labels.z == 2], labels.labeled[labels.z == 1], labels.unlabeled
-
-
-def heuristic_weight(n_pos: int, n_neg: int, prior: float, eta: float) -> float:
-    """The reference's combination weight of the zero-one CV risk (``calc_eta_heu_unb``): only
-    the sign of ``eta`` matters (module docstring)."""
-    theta_p, theta_n = float(prior), 1.0 - float(prior)
-    if eta >= 0:
-        a, b = theta_n ** 2 * (n_pos - 1), theta_p ** 2 * n_neg
-        return float(a / (a + b))
-    a, b = theta_n ** 2 * n_pos, theta_p ** 2 * (n_neg - 1)
-    return float(-b / (a + b))
-
-
-def _zero_one_mean(hi: np.ndarray, lo: np.ndarray) -> float:
-    """mean over (u, v) in hi x lo of l01(u - v): 1 when u < v, 1/2 when u = v, 0 otherwise."""
-    lo = np.sort(lo)
-    below_or_tied = np.searchsorted(lo, hi, side="left")  # v < u
-    not_above = np.searchsorted(lo, hi, side="right")  # v <= u
-    greater = lo.size - not_above
-    ties = not_above - below_or_tied
-    return float((greater.sum() + 0.5 * ties.sum()) / (hi.size * lo.size))
-
-
-def _corrected_self_term(g: np.ndarray) -> float:
-    """S / (n (n - 1)) - 1 / (2 (n - 1)) with S the l01 sum over all ordered pairs of g, the
-    diagonal included: the mean over distinct pairs, 1/2 for every n >= 2 (taken as 1/2 when
-    n = 1, where the reference divides by zero)."""
-    n = g.size
-    if n < 2:
-        return 0.5
-    total = _zero_one_mean(g, g) * n * n
-    return total / (n * (n - 1)) - 1.0 / (2.0 * (n - 1))
-
-
-def zero_one_pnu_risk(g_pos: np.ndarray, g_neg: np.ndarray, g_unl: np.ndarray, prior: float,
-                      weight: float) -> float:
-    """The reference's ``calc_loss``: (1 - |w|) L_PN + |w| L_XU with the zero-one loss, XU = PU
-    when ``weight`` >= 0 and NU otherwise (module docstring). NaN when P or N is empty, or U is
-    empty and the weight is not 0."""
-    g_pos, g_neg, g_unl = (np.asarray(g, dtype=np.float64).ravel()
-                           for g in (g_pos, g_neg, g_unl))
-    if g_pos.size == 0 or g_neg.size == 0:
-        return math.nan
-    loss = _zero_one_mean(g_pos, g_neg)
-    w = abs(float(weight))
-    if w == 0.0:
-        return loss
-    if g_unl.size == 0:
-        return math.nan
-    theta_p, theta_n = float(prior), 1.0 - float(prior)
-    if weight >= 0:
-        loss_x = (_zero_one_mean(g_pos, g_unl) - theta_p * _corrected_self_term(g_pos)) / theta_n
-    else:
-        loss_x = (_zero_one_mean(g_unl, g_neg) - theta_n * _corrected_self_term(g_neg)) / theta_p
-    return float((1.0 - w) * loss + w * loss_x)
-
-
-def pnu_risk_01_from_scores(g_pos: np.ndarray, g_neg: np.ndarray, g_unl: np.ndarray,
-                            prior: float, eta: float, n_pos: int, n_neg: int) -> float:
-    """The zero-one PNU-AUC risk of model selection for validation scores of P, N and U: the
-    weight is :func:`heuristic_weight` of the counts ``n_pos``, ``n_neg`` (the reference's: the
-    whole data set that cross-validation splits), ``prior`` and the sign of ``eta``."""
-    return zero_one_pnu_risk(g_pos, g_neg, g_unl, prior,
-                             heuristic_weight(n_pos, n_neg, prior, eta))
 
 
 class PNUAUC(GridFit, ThresholdLabels, BaseEstimator):
@@ -430,14 +366,19 @@ class PNUAUC(GridFit, ThresholdLabels, BaseEstimator):
         """The reference's model-selection criterion on a validation set (lower is better).
 
         ``y`` holds the training labels (``classes_``) and -1 for unlabeled rows. The weight is
-        :func:`heuristic_weight` with this model's ``prior_``, the sign of its ``eta``, and the
-        counts n_P = ``n_pos_`` + validation positives, n_N = ``n_neg_`` + validation negatives:
+        ``pnu_risk.heuristic_weight`` with this model's ``prior_``, the sign of its ``eta``, and
+        the counts n_P = ``n_pos_`` + validation positives, n_N = ``n_neg_`` + validation negatives:
         when (X, y) is the held-out fold of a cross-validation, these are the counts of the whole
         data set it splits, as in the reference (``np``, ``nn`` of ``PNU_AUC_SL``). The risk's
         own means (and its 1/(n_P - 1) correction) use the validation set alone. NaN when it
         cannot be computed (module docstring).
         """
         return self.pnu_risk_01_from_scores(self.decision_function(X), y)
+
+    def score(self, X: np.ndarray, y: np.ndarray) -> float:
+        """Minus :meth:`pnu_risk_01`: the reference's model-selection criterion as scikit-learn's
+        higher-is-better ``score`` (the runner's ``tuning: {metric: own}``)."""
+        return -self.pnu_risk_01(X, y)
 
     def pnu_risk_01_from_scores(self, scores: np.ndarray, y: np.ndarray) -> float:
         """:meth:`pnu_risk_01` from the output of ``decision_function``."""
@@ -481,6 +422,10 @@ class MPNUAUC(OneModelPerSubproblem):
         self.prior = prior
         self.n_basis = n_basis
         self.random_state = random_state
+
+    def score(self, X: np.ndarray, y: np.ndarray) -> float:
+        """Minus :meth:`pnu_risk_01` (higher is better, as scikit-learn's ``score``)."""
+        return -self.pnu_risk_01(X, y)
 
     def pnu_risk_01(self, X: np.ndarray, y: np.ndarray) -> float:
         """Mean over the subproblems of model j's :meth:`PNUAUC.pnu_risk_01` on subproblem j
