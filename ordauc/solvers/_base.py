@@ -20,13 +20,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import ClassifierTags, Tags
 from sklearn.utils._param_validation import Interval, StrOptions
 
-__all__ = ["Checkpoint", "GammaWeights", "Interval", "Iterate", "Number", "SolverMeta",
-           "StrOptions", "count", "nonnegative", "positive", "seed", "unit_interval"]
+__all__ = ["Checkpoint", "GammaWeights", "Interval", "Iterate", "Number", "OrdaucEstimator",
+           "SolverMeta", "StrOptions", "count", "nonnegative", "positive", "seed", "unit_interval"]
 
 TASKS = ("binary", "ordinal")
 FAMILIES = ("dsg", "kernel", "ordinal", "pairwise")
@@ -63,6 +65,22 @@ class SolverMeta:
             raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
         if not self.tasks or any(t not in TASKS for t in self.tasks):
             raise ValueError(f"tasks must be a non-empty subset of {TASKS}, got {self.tasks!r}")
+
+
+class OrdaucEstimator(BaseEstimator):
+    """scikit-learn's base with the tags every ordauc solver shares: fit needs y (-1 marks an
+    unlabeled row), and scipy sparse input is accepted (dense-only solvers densify it once,
+    :mod:`ordauc.solvers._validation`). ``_binary_only`` solvers take two classes besides -1."""
+
+    _binary_only: ClassVar[bool] = False
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = True
+        if self._binary_only:
+            tags.classifier_tags = ClassifierTags(multi_class=False)
+        return tags
 
 
 class Number(Interval):

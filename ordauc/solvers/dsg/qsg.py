@@ -51,12 +51,12 @@ import math
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
-from sklearn.utils import ClassifierTags, Tags
+from sklearn.base import clone
 
 from ordauc.solvers._base import (
     Checkpoint,
     GammaWeights,
+    OrdaucEstimator,
     SolverMeta,
     StrOptions,
     count,
@@ -83,7 +83,7 @@ __all__ = ["QS3ORAO", "QSGS2AUC", "STEP_RULES", "pair_coefficients", "resolve_st
            "step_size"]
 
 
-class _QSGBase(GridFit, ThresholdLabels, BaseEstimator):
+class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
     """Shared engine; subclasses fix the task."""
 
     meta: SolverMeta
@@ -132,11 +132,6 @@ class _QSGBase(GridFit, ThresholdLabels, BaseEstimator):
         self.track_kernel = track_kernel
         self.random_state = random_state
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True  # CSR is densified once (solvers._validation)
-        return tags
 
     # -- fitting ---------------------------------------------------------------------------
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
@@ -266,11 +261,8 @@ class QSGS2AUC(_QSGBase):
     meta = SolverMeta(display="QSG-S2AUC", family="dsg", tasks=("binary",),
                       uses_unlabeled=True, iterative=True, proposed=True)
     _task = "binary"
+    _binary_only = True
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags = ClassifierTags(multi_class=False)  # two classes (besides -1)
-        return tags
 
 
 class QS3ORAO(_QSGBase):

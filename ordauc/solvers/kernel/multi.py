@@ -26,27 +26,22 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
-from sklearn.utils import Tags
+from sklearn.base import clone
 
+from ordauc.solvers._base import OrdaucEstimator
 from ordauc.solvers._labels import UNLABELED, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.dsg.gridpoints import copy_input_attributes
 from ordauc.solvers.objective import gamma_vector
 
 
-class OneModelPerSubproblem(BaseEstimator):
+class OneModelPerSubproblem(OrdaucEstimator):
     """k-1 binary models of ``base``, model j on subproblem j (see the module docstring)."""
 
     base: ClassVar[type]
     per_subproblem: ClassVar[tuple[str, ...]] = ("gamma",)
     _dtype: ClassVar[type] = np.float64
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True  # CSR is densified once (solvers._validation)
-        return tags
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """The models are fitted one after the other: one binary fit's peak, plus the k-1

@@ -95,11 +95,18 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, clone
-from sklearn.utils import ClassifierTags, Tags
+from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from ordauc.solvers._base import Number, SolverMeta, StrOptions, count, positive, seed
+from ordauc.solvers._base import (
+    Number,
+    OrdaucEstimator,
+    SolverMeta,
+    StrOptions,
+    count,
+    positive,
+    seed,
+)
 from ordauc.solvers._labels import UNLABELED, LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.dsg.gridpoints import GridData, GridFit, copy_input_attributes, lam_path
@@ -189,7 +196,7 @@ def _rows(labels: LabeledSplit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return labels.labeled[labels.z == 2], labels.labeled[labels.z == 1], labels.unlabeled
 
 
-class PNUAUC(GridFit, ThresholdLabels, BaseEstimator):
+class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
     """PNU-AUC: semi-supervised AUC optimisation from PN and PU (or NU) pairs, in closed form
     (Sakai, Niu & Sugiyama 2018; reference ``PNU_AUC_SL.m``). See the module docstring for the
     model, the risks, the closed form and every choice left open.
@@ -217,6 +224,7 @@ class PNUAUC(GridFit, ThresholdLabels, BaseEstimator):
 
     _grid_shared = frozenset({"lam", "eta", "prior"})
 
+    _binary_only = True
     meta = SolverMeta(display="PNU-AUC", family="kernel", tasks=("binary",),
                       uses_unlabeled=True)
     _parameter_constraints: dict = {
@@ -236,12 +244,6 @@ class PNUAUC(GridFit, ThresholdLabels, BaseEstimator):
         self.n_basis = n_basis
         self.random_state = random_state
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True  # CSR is densified by fit_input / predict_input
-        tags.classifier_tags = ClassifierTags(multi_class=False)  # two classes (besides -1)
-        return tags
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """float64 bytes: the validated copy of X and its rows regrouped by P, N, U (2 n d), the

@@ -24,11 +24,10 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.utils import Tags
 
-from ordauc.solvers._base import GammaWeights, SolverMeta, positive, seed
+from ordauc.solvers._base import GammaWeights, OrdaucEstimator, SolverMeta, positive, seed
 from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.dsg.gridpoints import GridData, GridFit, copy_input_attributes
@@ -178,7 +177,7 @@ class KernelPath:
         return Y[:, 0] + Y[:, 1:] @ (C @ z)
 
 
-class SAMULT(GridFit, ThresholdLabels, BaseEstimator):
+class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
     """SAMULT: exact kernel semi-supervised AUC optimisation (Xie & Li 2018), one ranking f.
 
     Parameters
@@ -213,11 +212,6 @@ class SAMULT(GridFit, ThresholdLabels, BaseEstimator):
         self.gamma = gamma
         self.random_state = random_state
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True  # CSR is densified once (solvers._validation)
-        return tags
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """Distances, kernel and the in-place solve peak at about two n x n float64 arrays,

@@ -14,10 +14,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils import Tags
 
-from ordauc.solvers._base import SolverMeta
+from ordauc.solvers._base import OrdaucEstimator, SolverMeta
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 
@@ -54,16 +52,11 @@ def python_rows_bytes(n_samples: int, n_features: int) -> int:
     return int(32 * n_samples * n_features + 64 * n_samples)
 
 
-class OrdinalBaseline(BaseEstimator):
+class OrdinalBaseline(OrdaucEstimator):
     """A supervised ordinal classifier around a backend: labels, input checks, tags."""
 
     meta: ClassVar[SolverMeta]
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True  # accepted, and densified once (_validation.fit_input)
-        return tags
 
     def _labeled(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
         """Dense float64 X of the labeled rows and their labels 1..k.

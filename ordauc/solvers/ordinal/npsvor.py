@@ -90,11 +90,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from scipy.linalg.blas import dtrmm
-from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import Tags
 
-from ordauc.solvers._base import SolverMeta, count, nonnegative, positive, seed
+from ordauc.solvers._base import OrdaucEstimator, SolverMeta, count, nonnegative, positive, seed
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.kernel.samult import gaussian_kernel
@@ -231,7 +229,7 @@ def intercepts(Kz: np.ndarray, z: np.ndarray, problems: RankProblems) -> np.ndar
     return b
 
 
-class NPSVOR(BaseEstimator):
+class NPSVOR(OrdaucEstimator):
     """NPSVOR (Wang et al. 2017): one proximal hyperplane per rank, label argmin_k |f_k(x)|.
 
     Parameters
@@ -274,11 +272,6 @@ class NPSVOR(BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True  # CSR is densified by fit_input / predict_input
-        return tags
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """One n x n float64 kernel, factored in place (the Cholesky factor overwrites it), the

@@ -15,11 +15,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
-from sklearn.utils import ClassifierTags, Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordauc.solvers._base import Checkpoint, SolverMeta
+from ordauc.solvers._base import Checkpoint, OrdaucEstimator, SolverMeta
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers.pairwise.objective import dual_objective, primal_objective
 from ordauc.solvers.pairwise.order import root_key
@@ -166,18 +164,13 @@ def fit_seed(random_state: int | None) -> np.uint64:
     return root_key(int(seed) % (1 << 63))
 
 
-class PairwiseEstimator(BaseEstimator):
+class PairwiseEstimator(OrdaucEstimator):
     """Shared fit input, scoring and tags; subclasses define ``_solve``."""
 
     meta: ClassVar[SolverMeta]
     _parameter_constraints: ClassVar[dict]
+    _binary_only = True
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True
-        tags.classifier_tags = ClassifierTags(multi_class=False)  # two classes (besides -1)
-        return tags
 
     def fit(self, X: Any, y: Any, checkpoint: Checkpoint | None = None) -> PairwiseEstimator:
         """Fit w on the labeled rows of X (y == -1 marks an unlabeled row, ignored).
