@@ -80,10 +80,9 @@ def fit_timed(estimator: Any, X: Any, y: np.ndarray, **fit_params: Any) -> float
 class _Search:
     """Shared bookkeeping: failures counted, the first message kept, the best point chosen."""
 
-    def __init__(self, metric: str, task: str, n_classes: int,
-                 describe: Any = lambda exc: f"{type(exc).__name__}: {exc}") -> None:
+    def __init__(self, metric: str, task: str, n_classes: int, describe: Any = None) -> None:
         self.metric, self.task, self.n_classes = metric, task, n_classes
-        self.describe = describe
+        self.describe = describe or (lambda exc: f"{type(exc).__name__}: {exc}")
         self.failed = 0
         self.first_failure = ""
 
@@ -152,7 +151,7 @@ class InnerCV:
                  max_bytes: int | None = None) -> None:
         self.folds = folds
         self.shared, self.max_bytes = shared, max_bytes
-        self.search = _Search(metric, task, n_classes, *(() if describe is None else (describe,)))
+        self.search = _Search(metric, task, n_classes, describe)
 
     def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]) -> Tuned:
         candidates = list(ParameterGrid(grid))
@@ -180,7 +179,7 @@ class TestSelection:
     def __init__(self, X_eval: Any, y_eval: np.ndarray, metric: str, task: str,
                  n_classes: int, describe: Any = None) -> None:
         self.X_eval, self.y_eval = X_eval, y_eval
-        self.search = _Search(metric, task, n_classes, *(() if describe is None else (describe,)))
+        self.search = _Search(metric, task, n_classes, describe)
 
     def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]) -> Tuned:
         candidates = list(ParameterGrid(grid))
