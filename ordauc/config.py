@@ -144,11 +144,14 @@ class Config:
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """Safe loader that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+    """Safe loader that refuses a key given twice in one mapping (PyYAML keeps the last). Keys
+    merged from an anchor (``<<: *defaults``) may be overridden, as YAML intends."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(

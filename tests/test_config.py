@@ -222,3 +222,25 @@ def test_missing_config_file_and_bad_options(cli, tmp_path: Path, write_config, 
 def test_parse_config_rejects_non_mapping() -> None:
     with pytest.raises(UserError, match="YAML mapping"):
         parse_config(["datasets"])
+
+
+def test_yaml_anchors_merge_and_may_be_overridden_but_a_key_twice_is_refused(test_solvers,
+                                                                             write_config
+                                                                             ) -> None:
+    text = """\
+datasets: [breast_cancer]
+resampling: {kind: budget, n_labeled: [20]}
+solvers:
+  a: &base {solver: mean_ranker, grid: {sigma: [1, 2]}}
+  b: {<<: *base, params: {lam: 2}}
+  c: {<<: *base, grid: {sigma: [4]}}
+"""
+    from ordauc.config import load_config
+
+    config = load_config(write_config(text))
+    a, b, c = config.solvers
+    assert (b.name, b.grid, b.params) == ("mean_ranker", {"sigma": [1, 2]}, {"lam": 2})
+    assert c.grid == {"sigma": [4]}  # an explicit key overrides the merged one
+    with pytest.raises(UserError, match="duplicate key 'grid'"):
+        load_config(write_config(text.replace("params: {lam: 2}", "grid: {}, grid: {}"),
+                                 name="twice.yaml"))
