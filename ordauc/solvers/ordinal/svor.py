@@ -80,7 +80,22 @@ class _ThresholdSVM(OrdinalBaseline):
         return self._caller_labels(self.model_.predict(X))
 
 
-class SVOREX(_ThresholdSVM):
+class _ChuSVOR(_ThresholdSVM):
+    """Chu & Keerthi's SVOR through skordinal's ``SVOR``; ``_constraints`` picks the variant."""
+
+    _constraints: ClassVar[str]
+
+    def _backend(self) -> _SkSVOR:
+        return _SkSVOR(C=self.C, kernel="rbf", gamma=self.kappa, constraints=self._constraints)
+
+    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
+        """Our two copies of X, and one fit of Chu's SMO (dominated by its cached kernel
+        triangle, 4 n^2 bytes)."""
+        return int(input_copies_bytes(n_samples, n_features)
+                   + chu_svor_fit_bytes(n_samples, n_features))
+
+
+class SVOREX(_ChuSVOR):
     """SVOREX: support vector ordinal regression with explicit threshold constraints.
 
     Chu & Keerthi, "Support vector ordinal regression", Neural Computation 19(3), 2007, through
@@ -96,18 +111,10 @@ class SVOREX(_ThresholdSVM):
 
     meta = SolverMeta(display="SVOREX", family="ordinal", tasks=("ordinal",),
                       uses_unlabeled=False)
-
-    def _backend(self) -> _SkSVOR:
-        return _SkSVOR(C=self.C, kernel="rbf", gamma=self.kappa, constraints="explicit")
-
-    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
-        """Our two copies of X, and one fit of Chu's SMO (dominated by its cached kernel
-        triangle, 4 n^2 bytes)."""
-        return int(input_copies_bytes(n_samples, n_features)
-                   + chu_svor_fit_bytes(n_samples, n_features))
+    _constraints = "explicit"
 
 
-class SVORIM(_ThresholdSVM):
+class SVORIM(_ChuSVOR):
     """SVORIM: support vector ordinal regression with implicit threshold constraints.
 
     Chu & Keerthi, Neural Computation 19(3), 2007, through skordinal's
@@ -123,15 +130,7 @@ class SVORIM(_ThresholdSVM):
 
     meta = SolverMeta(display="SVORIM", family="ordinal", tasks=("ordinal",),
                       uses_unlabeled=False)
-
-    def _backend(self) -> _SkSVOR:
-        return _SkSVOR(C=self.C, kernel="rbf", gamma=self.kappa, constraints="implicit")
-
-    def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
-        """Our two copies of X, and one fit of Chu's SMO (dominated by its cached kernel
-        triangle, 4 n^2 bytes)."""
-        return int(input_copies_bytes(n_samples, n_features)
-                   + chu_svor_fit_bytes(n_samples, n_features))
+    _constraints = "implicit"
 
 
 class REDSVM(_ThresholdSVM):
