@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,6 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary
 from ordauc.data.catalog import _QSG_ENTRIES
+from ordauc.experiment.results import git_sha
 from ordauc.solvers.dsg.engine import pool_start
 from ordauc.solvers.dsg.qsg import QSGS2AUC
 from ordauc.solvers.kernel.samult import SAMULT
@@ -220,15 +220,6 @@ def bench_p(T: int, shared: dict) -> dict:
                      "20k while the pool is kept (n_u <= 63,968), the batch-mode pass beyond"}
 
 
-def _git_sha() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True, cwd=Path(__file__).parent)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, cwd=Path(__file__).parent)
-        return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main() -> None:
@@ -241,7 +232,7 @@ def main() -> None:
     order = [k for k in ("c", "a", "b", "p") if k in args.which]  # (a) and (p) reuse (c)
     results = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
                "python": sys.version.split()[0], "numpy": np.__version__, "quick": args.quick,
-               "load_average_start": os.getloadavg(), "git_sha": _git_sha(),
+               "load_average_start": os.getloadavg(), "git_sha": git_sha(),
                "measured_at": time.strftime("%Y-%m-%d %H:%M")}
     shared: dict = {}
     with threadpool_limits(1):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ import scipy.sparse as sp
 from numba import njit
 from threadpoolctl import threadpool_limits
 
+from ordauc.experiment.results import git_sha
 from ordauc.solvers.pairwise._estimator import PairData
 from ordauc.solvers.pairwise._rows import dcd_step, pair_axpy, pair_stats
 from ordauc.solvers.pairwise.dcd import sdcdperm_loop
@@ -120,16 +120,6 @@ def bench(name: str, data: PairData, reps: int) -> dict:
     return out
 
 
-def _git_sha() -> str:
-    here = Path(__file__).parent
-    try:
-        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True, cwd=here).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, cwd=here).stdout.strip()
-        return sha + ("+changes" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def table(results: dict) -> str:
@@ -149,7 +139,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--out", default="benchmarks/results/pairwise.json")
     args = ap.parse_args()
-    stamp = {"measured_at": time.strftime("%Y-%m-%d %H:%M"), "git_sha": _git_sha()}
+    stamp = {"measured_at": time.strftime("%Y-%m-%d %H:%M"), "git_sha": git_sha()}
     results = {"machine": platform.processor() or platform.machine(),
                "python": sys.version.split()[0], "numpy": np.__version__,
                "numba": numba.__version__}

@@ -33,6 +33,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary
+from ordauc.experiment.results import git_sha
 from ordauc.solvers.dsg import reference as qsg_reference
 from ordauc.solvers.dsg.qsg import QSGS2AUC
 
@@ -267,15 +268,6 @@ def summary(r: dict) -> str:
     return "\n".join(lines)
 
 
-def _git_sha() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True, cwd=Path(__file__).parent)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, cwd=Path(__file__).parent)
-        return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main() -> None:
@@ -292,7 +284,7 @@ def main() -> None:
             fn = {"a": bench_a, "b": bench_b, "c": lambda: bench_c(args.quick),
                   "d": lambda: bench_d(args.quick)}[key]
             results[key] = {**fn(), "measured_at": time.strftime("%Y-%m-%d %H:%M"),
-                            "git_sha": _git_sha()}
+                            "git_sha": git_sha()}
             print(key, json.dumps(results[key], indent=1), flush=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

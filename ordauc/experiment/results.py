@@ -63,12 +63,12 @@ def provenance() -> dict[str, str]:
     """The provenance columns shared by every row of a run (``started_at`` is per cell)."""
     import ordauc
 
-    return {"ordauc_version": ordauc.__version__, "git_sha": _git_sha(),
+    return {"ordauc_version": ordauc.__version__, "git_sha": git_sha(),
             "python": platform.python_version(), "numpy": np.__version__,
             "platform": platform.platform()}
 
 
-def _git_sha() -> str:
+def git_sha() -> str:
     """The commit of the ordauc source tree (``+dirty`` with local edits), or '' outside git."""
     where = Path(__file__).resolve().parent
     try:
