@@ -15,13 +15,16 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
       n_unlabeled: [null]     # unlabeled budgets; null or `all` = every remaining training row
       test_size: 0.25         # budget without an official test split: held-out fraction
       sampling: uniform       # labeled rows: uniform, or stratified (>= 1 row per class)
+      beyond_data: error      # drop: a dataset's unlabeled budgets larger than its rows are
+                              # left out of its plan (one log grid for datasets of any size)
     evaluate: test            # test, or unlabeled (transductive AUC on the unlabeled rows)
     preprocess: none          # none, or standardize (z-score with the training rows' statistics)
     tuning: {kind: cv, folds: 5, metric: auc}   # cv (inner CV on the labeled training rows) or
                               # test (the best point on the evaluation rows: some papers' protocol);
                               # metric: a registry metric, or own (the solver's score(X, y));
                               # shared: false fits the grid one point at a time
-    curves: null              # {every: 100}: iterative solvers' checkpoints into curves.csv
+    curves: null              # {every: 100}: iterative solvers' checkpoints into curves.csv;
+                              # until: N records none after iteration N (default: all)
     timeout: null             # seconds per cell, or null for none
     memory_limit: null        # e.g. 12GB; default a safe share of this machine's memory
     solvers:                  # label: {solver: <registry name>, params, grid, tuning}
@@ -65,6 +68,7 @@ MOVED = {"seeds": "resampling: {repeats: N}", "n_labeled": "resampling: {n_label
 EVALUATE = ("test", "unlabeled")
 PREPROCESS = ("none", "standardize")
 SAMPLING = ("uniform", "stratified")
+BEYOND_DATA = ("error", "drop")
 RESAMPLING = ("budget", "partitions", "kfold")
 TUNERS = ("cv", "test")
 
@@ -123,6 +127,7 @@ class ResamplingSpec:
     n_unlabeled: tuple[int | None, ...] = (None,)
     test_size: float = 0.25
     sampling: str = "uniform"
+    beyond_data: str = "error"  # or "drop": unlabeled budgets a dataset cannot fill
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,7 @@ class Config:
     preprocess: str = "none"
     tuning: TuningSpec = field(default_factory=TuningSpec)
     curves_every: int | None = None
+    curves_until: int | None = None  # no checkpoint recorded after this iteration
     timeout: float | None = None
     memory_limit: int | None = None  # bytes; None: the run's default
 
@@ -195,6 +201,7 @@ def parse_config(raw: Any) -> Config:
         if raw.get(key) is None:
             raise UserError(f"the config needs the key {key!r}")
     tuning = _tuning(raw.get("tuning"), "tuning")
+    curves_every, curves_until = _curves(raw.get("curves"))
     return Config(
         datasets=_datasets(raw["datasets"]),
         solvers=_solvers(raw["solvers"]),
@@ -203,7 +210,8 @@ def parse_config(raw: Any) -> Config:
         evaluate=choice(raw.get("evaluate", "test"), "evaluate", EVALUATE),
         preprocess=choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS),
         tuning=tuning or TuningSpec(),
-        curves_every=_curves(raw.get("curves")),
+        curves_every=curves_every,
+        curves_until=curves_until,
         timeout=timeout(raw.get("timeout")),
         memory_limit=memory_bytes(raw.get("memory_limit"), "memory_limit"),
     )
@@ -212,9 +220,10 @@ def parse_config(raw: Any) -> Config:
 def _resampling(value: Any) -> ResamplingSpec:
     raw = mapping(value, "resampling", example="{kind: budget, repeats: 10, n_labeled: [200]}")
     kind = choice(raw.get("kind", "budget"), "resampling.kind", RESAMPLING)
-    allowed = {"budget": ("kind", "repeats", "n_labeled", "n_unlabeled", "test_size", "sampling"),
-               "partitions": ("kind", "partitions", "n_labeled", "n_unlabeled", "sampling"),
-               "kfold": ("kind", "folds", "repeats", "n_labeled", "n_unlabeled", "sampling")}
+    common = ("n_labeled", "n_unlabeled", "sampling", "beyond_data")
+    allowed = {"budget": ("kind", "repeats", "test_size", *common),
+               "partitions": ("kind", "partitions", *common),
+               "kfold": ("kind", "folds", "repeats", *common)}
     only_keys(raw, allowed[kind], f"resampling (kind {kind})")
     if kind == "budget" and raw.get("n_labeled") is None:
         raise UserError("resampling of kind budget needs n_labeled, e.g. n_labeled: [200], or "
@@ -231,6 +240,8 @@ def _resampling(value: Any) -> ResamplingSpec:
         n_unlabeled=budgets(raw.get("n_unlabeled"), "resampling.n_unlabeled", 0),
         test_size=fraction(raw.get("test_size", 0.25), "resampling.test_size"),
         sampling=choice(raw.get("sampling", "uniform"), "resampling.sampling", SAMPLING),
+        beyond_data=choice(raw.get("beyond_data", "error"), "resampling.beyond_data",
+                           BEYOND_DATA),
     )
 
 
@@ -251,12 +262,15 @@ def _tuning(value: Any, key: str) -> TuningSpec | None:
                                     (*METRICS, "own")), shared=shared)
 
 
-def _curves(value: Any) -> int | None:
+def _curves(value: Any) -> tuple[int | None, int | None]:
+    """(every, until) of ``curves``; (None, None) without curves."""
     if value is None:
-        return None
-    raw = mapping(value, "curves", example="{every: 100}")
-    only_keys(raw, ("every",), "curves")
-    return integer(raw.get("every", 100), "curves.every", 1)
+        return None, None
+    raw = mapping(value, "curves", example="{every: 100, until: 5000}")
+    only_keys(raw, ("every", "until"), "curves")
+    every = integer(raw.get("every", 100), "curves.every", 1)
+    until = raw.get("until")
+    return every, None if until is None else integer(until, "curves.until", every)
 
 
 def _datasets(value: Any) -> tuple[DatasetSpec, ...]:

@@ -35,6 +35,10 @@ from ordauc.errors import UserError
 UNLABELED = -1
 
 
+class BeyondData(UserError):
+    """An unlabeled budget larger than the rows left after the labeled and evaluation rows."""
+
+
 @dataclass(frozen=True)
 class Split:
     """Row indices of one cell's split.
@@ -94,7 +98,7 @@ def make_split(y: np.ndarray, *, kind: str = "budget", repetition: int = 0,
         labeled = _draw(y, pool, n_labeled, rng, stratified=sampling == "stratified")
     rest = pool[_outside(labeled, y.size)[pool]]
     if n_unlabeled is not None and n_unlabeled > rest.size:
-        raise UserError(f"n_labeled {_text(n_labeled)} + n_unlabeled {n_unlabeled} exceeds the "
+        raise BeyondData(f"n_labeled {_text(n_labeled)} + n_unlabeled {n_unlabeled} exceeds the "
                         f"{pool.size} rows available for training")
     unlabeled = rest if n_unlabeled is None else rest[:n_unlabeled]
     if evaluate == "unlabeled":

@@ -95,7 +95,7 @@ def test_chu_boston_archive_fetch_matches_files(mirror, tmp_path):
 
 @pytest.mark.parametrize("name, folder, shape", [
     ("pyrimidines", "pyrimidines", (74, 27)), ("machinecpu", "machinecpu", (209, 6)),
-    ("abalone", "abalone", (4177, 10))])
+    ("abalone", "abalone", (4177, 10)), ("stocks", "stocksdomain", (950, 9))])
 def test_chu_archives_with_comma_and_space_raw_files(mirror, tmp_path, name, folder, shape):
     root = shared_or_skip("chuwei-ordinal-bb515-probit", "probit", "data")
     from ordauc.data.catalog import CATALOG

@@ -44,8 +44,30 @@ def test_positive_class_choices(mirror, tmp_path):
         data.load("vowel", d, positive_class=42)
     with pytest.raises(UserError, match="has no parameter 'n_bins'"):
         data.load("vowel", d, n_bins=3)
-    assert data.dataset_params("vowel") == ["positive_class"]
-    assert data.dataset_params("boston") == ["n_bins", "binning", "partition"]
+    assert data.dataset_params("vowel") == ["positive_class", "n_rows"]
+    assert data.dataset_params("boston") == ["n_bins", "binning", "partition", "n_rows"]
+
+
+def test_n_rows_is_a_seeded_nested_subset_of_the_training_rows(mirror, tmp_path):
+    y = _vowel(mirror.root)
+    fetch_ok(mirror, tmp_path / "d", "vowel")
+    d = tmp_path / "d"
+    whole = data.load("vowel", d, positive_class=10)
+    small = data.load("vowel", d, positive_class=10, n_rows=40)
+    large = data.load("vowel", d, positive_class=10, n_rows=80)
+    expected = np.sort(np.random.default_rng(0).permutation(110)[:40])
+    np.testing.assert_array_equal(small.X, np.asarray(whole.X)[expected])
+    np.testing.assert_array_equal(small.y, (y[expected] == 10).astype(int))
+    rows_of = {tuple(r) for r in np.asarray(large.X)}
+    assert all(tuple(r) in rows_of for r in np.asarray(small.X))  # smaller subsets nest
+    assert small.X_test.shape == whole.X_test.shape  # the official test split stays whole
+    assert small.info["subset"]["n_rows"] == 40 and small.info["subset"]["of"] == 110
+    again = data.load("vowel", d, positive_class=10, n_rows=40)
+    np.testing.assert_array_equal(again.X, small.X)
+    with pytest.raises(UserError, match="n_rows 111 exceeds the 110 training rows"):
+        data.load("vowel", d, n_rows=111)
+    with pytest.raises(UserError, match="n_rows must be an integer"):
+        data.load("vowel", d, n_rows=4.5)
 
 
 def test_regression_parameters_are_checked(mirror, tmp_path, monkeypatch):

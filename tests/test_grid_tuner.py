@@ -47,3 +47,36 @@ def test_shared_passes_choose_the_points_one_fit_per_point_chooses(write_config,
     np.testing.assert_allclose(shared["cv_score"], alone["cv_score"], rtol=0, atol=1e-6)
     # The setting is part of the cells' settings: one table never mixes the two.
     assert (shared["config_hash"] != alone["config_hash"]).all()
+
+
+def test_shared_passes_agree_on_the_offline_twins(write_config, cli, tmp_path: Path) -> None:
+    """Both QSG papers' offline twins (configs/offline/), first dataset, one trial, the largest
+    unlabeled size: their grids, iterations and tuning, shared passes against one fit per
+    point. The same chosen parameters, AUC and CV scores (QSG to float32 rounding)."""
+    import yaml
+
+    tables, n_solvers = {}, {}
+    for name in ("qsg_s2auc", "qs3orao"):
+        twin = yaml.safe_load((Path(__file__).resolve().parents[1] / "configs" / "offline"
+                               / f"{name}.yaml").read_text(encoding="utf-8"))
+        n_solvers[name] = len(twin["solvers"])
+        twin["datasets"] = twin["datasets"][:1]
+        twin["resampling"] = {**twin["resampling"], "repeats": 1, "n_unlabeled": ["all"]}
+        for shared in (True, False):
+            own = {label: {**spec, "tuning": {**spec["tuning"], "shared": shared}}
+                   for label, spec in twin["solvers"].items() if "tuning" in spec}
+            study = {**twin, "tuning": {**twin["tuning"], "shared": shared},
+                     "solvers": {**twin["solvers"], **own}}
+            out = tmp_path / f"{name}_{shared}"
+            code, _, stderr = cli("run", write_config(study, name=f"{name}_{shared}.yaml"),
+                                  "--out", out, "-j", "2")
+            assert code == 0, stderr
+            tables[name, shared] = pd.read_csv(out / "results.csv").set_index("key").sort_index()
+    for name in ("qsg_s2auc", "qs3orao"):
+        shared, alone = tables[name, True], tables[name, False]
+        assert (shared["status"] == "ok").all() and list(shared.index) == list(alone.index)
+        assert len(shared) == n_solvers[name]
+        for column in [c for c in shared.columns if c.startswith("p_")]:
+            pd.testing.assert_series_equal(shared[column], alone[column])
+        np.testing.assert_allclose(shared["auc"], alone["auc"], rtol=0, atol=1e-6)
+        np.testing.assert_allclose(shared["cv_score"], alone["cv_score"], rtol=0, atol=1e-6)

@@ -113,6 +113,17 @@ def test_auc_panel_draws_the_seeds_of_the_largest_size() -> None:
     assert panel.notes["m_samult"] == "3 skipped"
 
 
+def test_k_fold_folds_of_unequal_size_are_one_boxplot() -> None:
+    rows = [{"dataset": "d", "solver": "auc_sdcd", "solver_name": "auc_sdcd", "repetition": r,
+             "n_labeled": 994 + r % 2, "n_unlabeled": 0, "status": "ok", "auc": 0.7 + r / 100,
+             "fit_time_s": 0.1, "message": ""} for r in range(5)]
+    panel = auc_panel(pd.DataFrame(rows), "d")
+    np.testing.assert_allclose(panel.values["auc_sdcd"], [0.7, 0.71, 0.72, 0.73, 0.74])
+    assert panel.n_labeled == 994  # the most common training size
+    curve = time_curves(pd.DataFrame(rows), "d")
+    assert curve.table["n_runs"].tolist() == [5]
+
+
 def test_auc_panel_sizes_on_request() -> None:
     results = _results()
     binary = auc_panel(results, "bin")

@@ -116,6 +116,14 @@ def test_a_dataset_run_at_several_sizes_gets_one_row_per_size():
     assert table.problems == ["d1 [n_l=50, n_u=0]", "d1 [n_l=100, n_u=0]"]
 
 
+def test_k_fold_folds_of_unequal_size_are_one_row():
+    results = _results({("d1", "A"): [0.1, 0.2, 0.3], ("d1", "B"): [0.2, 0.3, 0.4]})
+    folds = results.assign(n_labeled=results["repetition"].map({0: 994, 1: 995, 2: 994}))
+    table = metric_table(folds, "mze")
+    assert table.problems == ["d1"]
+    assert table.mean.loc["d1", "A"] == pytest.approx(0.2) and table.n_runs.loc["d1", "A"] == 3
+
+
 def test_markdown_latex_and_csv_mark_the_best():
     table = metric_table(_results(HAND), "mze")
     md = to_markdown(table)

@@ -7,6 +7,7 @@ import csv
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -87,3 +88,43 @@ def test_a_crash_between_curves_and_row_leaves_no_orphan_curve(write_config, cli
     assert [c["iteration"] for c in redone] == ["50", "100"]  # once, not twice
     assert [c["value"] for c in redone] == [c["value"] for c in first if c["key"] == lost]
     assert sorted(r["key"] for r in read_csv(out / "results.csv")) == sorted([lost, kept])
+
+
+def test_curves_until_records_the_first_iterations_only(write_config, cli,
+                                                        tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    study = {**STUDY, "curves": {"every": 50, "until": 100},
+             "solvers": {"qsg_s2auc": STUDY["solvers"]["qsg_s2auc"]}}
+    code, _, stderr = cli("run", write_config(study), "--out", out)
+    assert code == 0, stderr
+    curves = pd.read_csv(out / "curves.csv")
+    assert list(curves["iteration"]) == [50, 100]  # of 200 iterations
+    row = pd.read_csv(out / "results.csv").set_index("key").loc[KEY]
+    assert row["n_iter"] == 200 and curves["value"].between(0.5, 1).all()
+    code, _, stderr = cli("run", write_config({**study, "curves": {"every": 50, "until": 20}}),
+                          "--out", tmp_path / "bad")
+    assert code == 2 and "curves.until must be an integer >= 50, got 20" in stderr
+
+
+@pytest.mark.parametrize("name", ["auc_sdcd", "auc_sdcdperm", "auc_msgd", "oam_inf"])
+def test_a_pairwise_solver_stops_calling_after_until_with_the_same_iterates(name: str) -> None:
+    from sklearn.datasets import make_classification
+
+    from ordauc import solvers
+
+    X, y = make_classification(n_samples=120, n_features=5, weights=[0.7], random_state=0)
+
+    class Calls:
+        every, until = 100, 300
+
+        def __init__(self) -> None:
+            self.at: list[int] = []
+
+        def __call__(self, iteration: int, iterate: object) -> None:
+            self.at.append(iteration)
+
+    calls = Calls()
+    watched = solvers.get(name, lam=0.01, random_state=4).fit(X, y, checkpoint=calls)
+    plain = solvers.get(name, lam=0.01, random_state=4).fit(X, y)
+    assert calls.at == [100, 200, 300] and watched.n_updates_ > 300
+    np.testing.assert_array_equal(watched.coef_, plain.coef_)

@@ -127,3 +127,32 @@ def test_own_criterion_folds_split_the_unlabeled_rows_too() -> None:
         assert unlabeled - part <= set(fit.tolist())
     plain = cv_folds(y_l, 40, 5, seed=3)
     assert all(not set(val.tolist()) & unlabeled for _, val in plain)
+
+
+def test_unlabeled_budgets_beyond_a_dataset_are_dropped_only_when_asked(
+        test_solvers, write_config, cli, tmp_path: Path) -> None:
+    """One log grid of unlabeled sizes for datasets of any size (the QSG papers' Figure 1):
+    with ``beyond_data: drop`` a size a dataset cannot fill leaves its plan, listed by the dry
+    run; without it the same config is refused before anything runs."""
+    # breast_cancer: 569 rows, 142 held out, 30 labeled -> 397 unlabeled rows at most
+    study = {"datasets": ["breast_cancer", {"name": "synthetic_binary", "n": 2000, "d": 4}],
+             "solvers": {"mean_ranker": None},
+             "resampling": {"kind": "budget", "repeats": 2, "n_labeled": [30],
+                            "n_unlabeled": [100, 397, 398, 1000, "all"]}}
+    code, _, stderr = cli("run", write_config(study), "--out", tmp_path / "refused")
+    assert code == 2 and "n_unlabeled 398 exceeds the 427 rows available" in stderr
+    assert not (tmp_path / "refused").exists()
+
+    config = write_config({**study, "resampling": {**study["resampling"],
+                                                   "beyond_data": "drop"}})
+    code, stdout, _ = cli("run", config, "--out", tmp_path / "out", "--dry-run")
+    assert code == 0
+    assert "dropped  breast_cancer n_unlabeled 398, 1000  (beyond the rows it has" in stdout
+    assert "dropped  synthetic_binary" not in stdout
+    code, _, stderr = cli("run", config, "--out", tmp_path / "out")
+    assert code == 0, stderr
+    table = pd.read_csv(tmp_path / "out" / "results.csv")
+    sizes = {name: sorted(set(rows["n_unlabeled"]))
+             for name, rows in table.groupby(table["dataset"].str.split("[").str[0])}
+    assert sizes == {"breast_cancer": [100, 397], "synthetic_binary": [100, 397, 398, 1000, 1470]}
+    assert len(table) == 2 * (3 + 5) and (table["status"] == "ok").all()

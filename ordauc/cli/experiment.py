@@ -138,6 +138,14 @@ def _print_dry_run(config: Config, options: RunOptions) -> None:
     for state in states:
         detail = f"  ({state.detail})" if state.detail else ""
         typer.echo(f"{state.state:8} {state.cell.key}{detail}")
+    dropped: dict[str, list[str]] = {}
+    for key in report.dropped:
+        dataset, _, _, _, unlabeled = key.split("/")
+        if unlabeled not in dropped.setdefault(dataset, []):
+            dropped[dataset].append(unlabeled)
+    for dataset, sizes in dropped.items():
+        typer.echo(f"{'dropped':8} {dataset} n_unlabeled {', '.join(u[1:] for u in sizes)}  "
+                   "(beyond the rows it has; resampling beyond_data: drop)")
     for dataset, solver, task, tasks in plan.not_applicable:
         typer.echo(f"{'n/a':8} {dataset} x {solver}  ({dataset} is {task}; {solver} solves "
                    f"{', '.join(tasks)})")

@@ -30,7 +30,8 @@ def plot(
     """Figures from a results folder: AUC boxplots and training-time curves, PNG and PDF.
 
     One AUC boxplot per dataset and one of all datasets, and per dataset the training time
-    against the number of unlabeled samples, into DIRECTORY/figures (or --out).
+    against the number of unlabeled samples, into DIRECTORY/figures (or --out); with
+    curves.csv, per dataset the convergence of 1 - AUC and of the relative objective.
     """
     from ordauc.report.plots import plot_results
 
@@ -58,7 +59,8 @@ def report(
     """Tables of a results folder: mean +- std per dataset and solver with the best in bold and
     average ranks (the NPSVOR paper's Tables II-III), Wilcoxon win/draw/loss counts (Table IV)
     and the Friedman test with Nemenyi and Wilcoxon-Holm post-hoc tests, as Markdown, CSV and
-    LaTeX into DIR/report (or --out); the summary is printed.
+    LaTeX into DIR/report (or --out); where the results ran a paper's published table's solvers
+    on its datasets (AUC-DCD Table 2), that table beside ours. The summary is printed.
     """
     from ordauc.report.load import load_results
     from ordauc.report.write import write_report

@@ -56,7 +56,7 @@ def dataset_params(name: str) -> list[str]:
     if name in BUILTIN:
         return list(inspect.signature(BUILTIN[name][0]).parameters)
     task_of(name)  # raises for unknown names
-    return list(_catalog()[name].params)
+    return [*_catalog()[name].params, "n_rows"]  # n_rows: a seeded subset (ordauc.data.store)
 
 
 def is_prepared(name: str, data_dir: str | os.PathLike[str] | None = None) -> bool:

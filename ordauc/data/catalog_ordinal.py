@@ -165,6 +165,7 @@ NPSVOR = [
     _chu("pyrimidines", "pyrimidines", "pyrimidines", "pyrim", 74, 27, (50, 24)),
     _chu("machinecpu", "machine", "machinecpu", "machine", 209, 6, (150, 59)),
     _chu("boston", "bostonhousing", "bostonhousing", "housing", 506, 13, (300, 206)),
+    _chu("stocks", "stocksdomain", "stocksdomain", "stock", 950, 9, (600, 350)),
     _chu("abalone", "abalone", "abalone", "abalone", 4_177, 10, (1_000, 3_177)),
     _torgo_bank("bank", "bank32NH.tgz", "Bank32nh", "bank32nh", 32),
     _torgo_bank("bank8", "bank8FM.tgz", "Bank8FM", "bank8FM", 8),

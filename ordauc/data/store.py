@@ -8,7 +8,12 @@ the load parameters each catalogue entry declares:
   for AUC-DCD the class whose n-/n+ matches its Table 1), a class label of the source,
   ``"smallest"`` (the minority class), ``"first"`` (the lowest label) or ``"table1"``;
 - ``n_bins`` and ``binning`` (regression targets): ``"equal_frequency"`` or ``"equal_width"``;
-- ``partition``: one of the published partitions (Chu's 1..20, the survey's 0..29), used as given.
+- ``partition``: one of the published partitions (Chu's 1..20, the survey's 0..29), used as given;
+- ``n_rows`` (every catalogue set): a seeded subset of the training rows, e.g. a paper's smaller
+  copy of a dataset (HIGGS: 1,100,000 of 10,500,000). The rows are the first ``n_rows`` of a
+  permutation drawn by ``numpy.random.default_rng(0)``, kept in file order, so smaller subsets
+  nest in larger ones and every run and machine gets the same rows. Labels come first (bins are
+  cut on the full training targets); the official test split is left whole.
 """
 
 from __future__ import annotations
@@ -42,6 +47,14 @@ def load_prepared(name: str, data_dir: Path, **params: Any) -> Dataset:
     else:
         X, X_test = open_features(folder, manifest)
         y, y_test, labels_info = derive_labels(folder, manifest, params)
+    if params.get("n_rows") is not None:
+        if params.get("partition") is not None:
+            raise UserError("n_rows and partition cannot be combined: a published partition is "
+                            "used as given")
+        rows = subset_rows(len(y), _int_param(params["n_rows"], "n_rows", 1))
+        labels_info["subset"] = {"n_rows": int(rows.size), "of": len(y), "rule":
+                                 "first n_rows of numpy default_rng(0).permutation, file order"}
+        X, y = X[rows], y[rows]
     task = manifest["task"]
     n_classes = 2 if task == "binary" else int(labels_info.get("n_classes", 0))
     info = {key: manifest[key] for key in ("source", "sources", "preparation", "licence",
@@ -51,6 +64,13 @@ def load_prepared(name: str, data_dir: Path, **params: Any) -> Dataset:
     info.update(labels_info, params=params)
     return Dataset(name=name, X=X, y=y, task=task, n_classes=n_classes, X_test=X_test,
                    y_test=y_test, info=info)
+
+
+def subset_rows(n: int, n_rows: int) -> np.ndarray:
+    """Indices of the seeded ``n_rows`` subset of ``n`` rows, ascending (see the module notes)."""
+    if n_rows > n:
+        raise UserError(f"n_rows {n_rows} exceeds the {n:,} training rows of this dataset")
+    return np.sort(np.random.default_rng(0).permutation(n)[:n_rows])
 
 
 def open_features(folder: Path, manifest: dict[str, Any]) -> tuple[Any, Any]:

@@ -64,6 +64,7 @@ class Settings:
     timeout: float | None
     curves_every: int | None
     memory_budget: int | None = None  # bytes one cell may use: shared grid passes split to it
+    curves_until: int | None = None  # no checkpoint recorded after this iteration
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ def measure(task: CellTask) -> dict[str, Any]:
             recorder = None
             if task.iterative and settings.curves_every:
                 recorder = CurveRecorder(settings.curves_every, X_eval, y_eval, cell.task,
-                                         dataset.n_classes)
+                                         dataset.n_classes, until=settings.curves_until)
             fit_time = fit_timed(final, X, y, **({"checkpoint": recorder} if recorder else {}))
             if recorder is not None:
                 fit_time -= recorder.paused_s

@@ -47,17 +47,23 @@ class CurveRecorder:
     The clock starts when the recorder is made, just before the fit; ``paused_s`` is the time
     spent inside calls, which the cell subtracts from the fit time. Each row's ``time_s`` is fit
     time so far, curve time excluded. Only the final fit of a cell is recorded: under
-    ``tuning: test`` the kept model is a grid candidate, fitted without a recorder.
+    ``tuning: test`` the kept model is a grid candidate, fitted without a recorder. With
+    ``until``, calls after that iteration record nothing, and ``until`` tells a solver that
+    reads it that it may stop calling (a figure of the first iterations needs no more).
     """
 
-    def __init__(self, every: int, X: Any, y: np.ndarray, task: str, n_classes: int) -> None:
+    def __init__(self, every: int, X: Any, y: np.ndarray, task: str, n_classes: int,
+                 until: int | None = None) -> None:
         self.every = int(every)
+        self.until = None if until is None else int(until)
         self.X, self.y, self.task, self.n_classes = X, np.asarray(y), task, n_classes
         self.rows: list[dict[str, Any]] = []
         self.paused_s = 0.0
         self._start = time.perf_counter()
 
     def __call__(self, iteration: int, iterate: Any) -> None:
+        if self.until is not None and iteration > self.until:
+            return
         entered = time.perf_counter()
         fit_so_far = entered - self._start - self.paused_s
         scores = np.asarray(iterate.decision_function(self.X), dtype=np.float64)

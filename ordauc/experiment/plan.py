@@ -118,7 +118,9 @@ def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec) -> s
                 "resampling": [r.kind, r.folds, r.test_size, r.sampling],
                 "evaluate": config.evaluate, "preprocess": config.preprocess,
                 "tuning": list(vars(config.tuning_of(solver)).values()),
-                "curves": config.curves_every, "seed": config.seed}
+                "curves": (config.curves_every if config.curves_until is None
+                           else [config.curves_every, config.curves_until]),
+                "seed": config.seed}
     text = json.dumps(settings, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 

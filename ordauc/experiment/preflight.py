@@ -20,7 +20,7 @@ from sklearn.model_selection import ParameterGrid
 from ordauc.config import Config
 from ordauc.errors import UserError
 from ordauc.experiment.plan import Cell, Plan, budget_text
-from ordauc.splits import check_labeled, cv_folds, make_split, n_eval
+from ordauc.splits import BeyondData, check_labeled, cv_folds, make_split, n_eval
 
 DEFAULT_MEMORY_SHARE = 0.8  # of physical memory, when the run sets no limit
 
@@ -43,6 +43,7 @@ class Preflight:
     sizes: dict[tuple, SplitSizes]
     skips: dict[str, str] = field(default_factory=dict)
     cell_budget: int | None = None
+    dropped: dict[str, str] = field(default_factory=dict)  # key -> why (beyond_data: drop)
 
 
 def physical_memory() -> int | None:
@@ -73,6 +74,7 @@ def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | Non
     from ordauc import data
 
     sizes: dict[tuple, SplitSizes] = {}
+    dropped: dict[str, str] = {}
     r = config.resampling
     for spec in config.datasets:
         cells = [c for c in plan.cells if c.dataset == spec]
@@ -88,11 +90,17 @@ def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | Non
             if cell.split_key in sizes and not cell.tuned:
                 continue
             if cell.split_key not in sizes:
-                sizes[cell.split_key] = _sizes(cell, dataset, config)
+                try:
+                    sizes[cell.split_key] = _sizes(cell, dataset, config)
+                except BeyondData as exc:
+                    if r.beyond_data != "drop":
+                        raise
+                    dropped[cell.key] = str(exc).split(": ", 1)[1]
+                    continue
             _check_tuning(cell, dataset, config)
     limit = memory_limit or config.memory_limit or default_memory_limit()
     n_jobs = max(1, n_jobs)
-    return Preflight(sizes, memory_skips(plan, sizes, limit, n_jobs), limit // n_jobs)
+    return Preflight(sizes, memory_skips(plan, sizes, limit, n_jobs), limit // n_jobs, dropped)
 
 
 def _split(cell: Cell, dataset: object, config: Config):  # noqa: ANN202 - a Split
@@ -104,7 +112,7 @@ def _split(cell: Cell, dataset: object, config: Config):  # noqa: ANN202 - a Spl
                           test_size=r.test_size, sampling=r.sampling,
                           evaluate=config.evaluate, folds=r.folds)
     except UserError as exc:
-        raise UserError(f"{where(cell)}: {exc}") from None
+        raise type(exc)(f"{where(cell)}: {exc}") from None
 
 
 def _sizes(cell: Cell, dataset: object, config: Config) -> SplitSizes:

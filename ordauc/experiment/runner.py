@@ -16,7 +16,7 @@ import contextlib
 import re
 from collections import Counter
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +140,8 @@ def prepare(config: Config, options: RunOptions, skip: list[str] | None = None) 
     checked = preflight(plan, config, options.data_dir, skip=skip or (),
                         memory_limit=options.memory_limit,
                         n_jobs=backend.parallel_cells() if backend.name == "loky" else 1)
+    if checked.dropped:  # resampling beyond_data: drop, budgets a dataset cannot fill
+        plan = replace(plan, cells=tuple(c for c in plan.cells if c.key not in checked.dropped))
     return Prepared(plan, checked, backend)
 
 
@@ -150,6 +152,7 @@ class DryRun:
     plan: Plan
     states: list[CellState]
     unfetched: list[str]
+    dropped: dict[str, str] = field(default_factory=dict)  # beyond_data: drop; key -> why
 
 
 def dry_run(config: Config, options: RunOptions) -> DryRun:
@@ -168,7 +171,7 @@ def dry_run(config: Config, options: RunOptions) -> DryRun:
         elif s.state == "missing" and s.cell.dataset.name in missing:
             s = CellState(s.cell, s.state, f"needs `ordauc fetch {s.cell.dataset.name}`")
         states.append(s)
-    return DryRun(plan, states, missing)
+    return DryRun(plan, states, missing, checked.dropped)
 
 
 def run(config: Config, options: RunOptions) -> Summary:
@@ -251,7 +254,8 @@ def build_tasks(ready: Prepared, config: Config, options: RunOptions) -> list[Ce
     settings = Settings(resampling=r.kind, folds=r.folds, test_size=r.test_size,
                         sampling=r.sampling, evaluate=config.evaluate,
                         preprocess=config.preprocess, timeout=config.timeout,
-                        curves_every=config.curves_every, memory_budget=checked.cell_budget)
+                        curves_every=config.curves_every, curves_until=config.curves_until,
+                        memory_budget=checked.cell_budget)
     estimators = {s.label: solvers.get(s.name, **s.params) for s in config.solvers}
     iterative = {s.label: solvers.info(s.name).meta.iterative for s in config.solvers}
     handles = {d.label: backend.data_handle(DatasetRef(d.name, d.params, options.data_dir))

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.errors import UserError
-from ordauc.report.load import display_name, infer_task, solver_names, solver_order
+from ordauc.report.load import display_name, infer_task, one_budget, solver_names, solver_order
 
 
 @dataclass(frozen=True)
@@ -109,10 +109,15 @@ def common_n_labeled(rows: pd.DataFrame) -> int:
 
 
 def _rows_of(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    """The dataset's rows; at one budget (:func:`one_budget`, e.g. k-fold folds of unequal
+    size) every row takes the most common size, so the figures keep every repetition."""
     rows = results[results["dataset"] == dataset]
     if rows.empty:
         raise UserError(f"dataset {dataset!r} is not in the results; "
                         f"it holds {', '.join(datasets(results))}")
+    if one_budget(rows):
+        sizes = rows[["n_labeled", "n_unlabeled"]].value_counts().index[0]
+        rows = rows.assign(n_labeled=sizes[0], n_unlabeled=sizes[1])
     return rows
 
 

@@ -79,6 +79,20 @@ def solver_order(solvers: list[str] | np.ndarray | pd.Series, names: Names | Non
     return sorted({str(s) for s in solvers}, key=key)
 
 
+def one_budget(rows: pd.DataFrame, size_columns: tuple[str, ...] = ("n_labeled", "n_unlabeled")
+               ) -> bool:
+    """Whether one dataset's rows ran at one budget: no repetition holds several sizes. Sizes
+    that differ only between repetitions are what the resampling left for training (k-fold
+    folds of unequal size with ``n_labeled: all``), not budgets of the study."""
+    columns = [c for c in size_columns if c in rows.columns]
+    repetition = next((c for c in ("repetition", "seed") if c in rows.columns), None)
+    if not columns or rows.empty:
+        return True
+    if repetition is None:
+        return len(rows[columns].drop_duplicates()) == 1
+    return not bool((rows.groupby(repetition)[columns].nunique() > 1).any(axis=None))
+
+
 def infer_task(rows: pd.DataFrame) -> str:
     """``"ordinal"`` or ``"binary"`` for one dataset's rows.
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ordauc.errors import UserError
+from ordauc.report.convergence import convergence_data, write_convergence
 from ordauc.report.figdata import AucPanel, TimeCurves, auc_panel, datasets, time_curves
 from ordauc.report.load import (
     Names,
@@ -270,7 +271,8 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
 
     Per dataset ``auc_<dataset>`` (boxplot at ``n_labeled``/``n_unlabeled``, by default the most
     common n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``) and
-    ``time_<dataset>``; ``auc_all`` puts the boxplots side by side. Everything is checked
+    ``time_<dataset>``; ``auc_all`` puts the boxplots side by side; with curves.csv,
+    ``convergence_<dataset>`` (:mod:`ordauc.report.convergence`). Everything is checked
     before the output folder is touched.
     """
     import matplotlib
@@ -280,6 +282,7 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     panels = [auc_panel(results, d, n_labeled, n_unlabeled, complete) for d in names]
     curves = [time_curves(results, d, n_labeled) for d in names]
     colours = solver_colours(results["solver"], solver_names(results))
+    convs = convergence_data(directory, results)
     stems = _stems(names)
     out_dir = Path(out) if out is not None else Path(directory) / FIGURES_DIR
     created = _prepare_out(out_dir)
@@ -295,6 +298,7 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
                 written += _save(fig, out_dir, f"time_{stems[curve.dataset]}")
             written += _save(_auc_all(panels, colours), out_dir, "auc_all")
             written += _cd_diagrams(results, out_dir)
+            written += write_convergence(convs, out_dir, stems, _save)
     except OSError as exc:
         raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable --out folder") from None

@@ -11,7 +11,8 @@ finish carries a note such as ``3/20 ok; 17 timeout``, a solver that never ran o
 ``not run``. Only cells whose runs all finished with a value compete for the bold best, and the
 average ranks (like the Friedman test of :mod:`ordauc.report.stats`) are taken over the datasets
 where every solver's cell is complete; the datasets left out are named under the table. A dataset
-run at several sample sizes gets one row per size.
+run at several sample sizes (budgets) gets one row per size; sizes that differ only between
+repetitions (k-fold folds of unequal size) are one budget and one row.
 
 Renderers are in :mod:`ordauc.report.table_render`, files in :mod:`ordauc.report.write`.
 """
@@ -26,6 +27,7 @@ from scipy.stats import rankdata
 
 from ordauc.errors import UserError
 from ordauc.metrics import METRICS, Metric
+from ordauc.report.load import one_budget
 
 OK = "ok"
 DECIMALS = 3
@@ -107,7 +109,7 @@ def arrange(results: pd.DataFrame) -> Arranged:
     problems: list[str] = []
     for dataset in pd.unique(rows["dataset"]):
         mine = rows["dataset"] == dataset
-        if size_columns:
+        if size_columns and not one_budget(rows.loc[mine], tuple(size_columns)):
             sizes = rows.loc[mine, size_columns].drop_duplicates()
             if len(sizes) > 1:
                 sizes = sizes.sort_values(size_columns)

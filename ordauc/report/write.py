@@ -97,10 +97,13 @@ def write_report(results: pd.DataFrame, out_dir: Path,
     Per metric ``table_<m>`` (Tables II/III), ``wdl_<m>`` (Table IV: Wilcoxon wins/draws/losses,
     with every test in ``wdl_<m>_tests.csv``) and ``friedman_<m>`` (Friedman test, average
     ranks, Nemenyi critical difference and Wilcoxon-Holm post-hoc), each as ``.md``, ``.csv``
-    and ``.tex``; then ``summary.md``. Metrics without any value are skipped and said so.
+    and ``.tex``; where a paper's published table shares datasets and solvers with the results,
+    ``published_<table>[_<variant>]`` sets ours beside it (:mod:`ordauc.report.compare`); then
+    ``summary.md``. Metrics without any value are skipped and said so.
     Returns the paths written, with ``.summary`` the Markdown summary for the terminal.
     """
-    from ordauc.report import stats, stats_render
+    from ordauc.report import compare_render, stats, stats_render
+    from ordauc.report.compare import compare_published
 
     names = list(metrics)
     for name in names:
@@ -127,6 +130,10 @@ def write_report(results: pd.DataFrame, out_dir: Path,
                   f"friedman_{name}.csv": stats_render.friedman_csv(fried),
                   f"friedman_{name}.tex": stats_render.friedman_latex(fried)}
         summary += ["", f"## {display}", "", stats_render.summary_markdown(table, wdl, fried)]
+    for comparison in compare_published(results):
+        texts |= compare_render.files(comparison)
+        summary += ["", f"## {comparison.heading}", "",
+                    compare_render.to_markdown(comparison, heading=False).rstrip()]
     text = "\n".join(summary).rstrip() + "\n"
     texts["summary.md"] = text
     return Report(write_texts(Path(out_dir), texts), text)

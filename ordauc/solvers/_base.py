@@ -155,6 +155,8 @@ class Checkpoint(Protocol):
     the current iterate: an object with ``decision_function(X)`` and, where the solver can
     compute it, ``objective()`` (its primal objective on the training data). Everything is
     computed inside the call, so the caller can exclude the call's time from the fit time.
+    A checkpoint may also have ``until`` (an int or None): it records nothing after that
+    iteration, so a solver may stop calling it there.
     """
 
     every: int

@@ -145,9 +145,11 @@ def run_checkpointed(step: Callable[[int], int], checkpoint: Checkpoint | None,
                      iterate: Callable[[], PairIterate]) -> int:
     """Run ``step(budget)`` (a compiled loop doing at most ``budget`` units of work, returning
     how many it did) in chunks of ``checkpoint.every`` and call the checkpoint after each full
-    chunk, with the iteration count; stop when a chunk comes back short. Returns the units
-    done."""
+    chunk, with the iteration count; stop when a chunk comes back short. A checkpoint with an
+    ``until`` attribute is not called after that iteration: the rest runs in long chunks, free
+    of the return to Python every ``every`` units. Returns the units done."""
     every = _BUDGET_WITHOUT_CHECKPOINT if checkpoint is None else max(1, int(checkpoint.every))
+    until = getattr(checkpoint, "until", None)
     done = 0
     while True:
         got = step(every)
@@ -156,6 +158,8 @@ def run_checkpointed(step: Callable[[int], int], checkpoint: Checkpoint | None,
             return done
         if checkpoint is not None:
             checkpoint(done, iterate())
+            if until is not None and done >= until:
+                checkpoint, every = None, _BUDGET_WITHOUT_CHECKPOINT
 
 
 def fit_seed(random_state: int | None) -> np.uint64:

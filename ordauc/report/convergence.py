@@ -1,0 +1,110 @@
+"""The convergence figure of iterative solvers (AUC-DCD Figure 2), from curves.csv.
+
+Per dataset one figure: 1 - AUC on the evaluation rows against the iterations (left) and, where
+the solvers record their objective, the relative objective (P(w) - P*) / P* (right, log scale),
+one line per solver, the mean over the runs; how P* was taken is written under the panel. The
+numbers come from :mod:`ordauc.report.curvedata`. Solvers are told apart by colour, marker and
+line style (the papers' own methods share one colour in the other figures, which would make
+these lines indistinguishable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ordauc.report.curvedata import (
+    QUANTITIES,
+    RELATIVE_OBJECTIVE,
+    Convergence,
+    convergence,
+    curve_datasets,
+    read_curves,
+)
+from ordauc.report.load import display_name
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+            "#7f7f7f", "#bcbd22", "#17becf")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_LINESTYLES = ("-", "--", "-.", ":")
+_MARKS_PER_LINE = 10
+
+
+def convergence_data(directory: str | Path, results: pd.DataFrame) -> list[Convergence]:
+    """The convergence curves of every dataset with curves in ``directory`` ([] without)."""
+    curves = read_curves(directory)
+    if curves is None:
+        return []
+    return [convergence(curves, results, d) for d in curve_datasets(curves, results)]
+
+
+def line_styles(solvers: list[str]) -> dict[str, dict[str, str]]:
+    """Colour, marker and line style per solver, distinct for up to ten solvers."""
+    return {s: {"color": _COLOURS[i % len(_COLOURS)], "marker": _MARKERS[i % len(_MARKERS)],
+                "linestyle": _LINESTYLES[i % len(_LINESTYLES)]}
+            for i, s in enumerate(solvers)}
+
+
+def draw_quantity(ax: Axes, conv: Convergence, quantity: str,
+                  styles: dict[str, dict[str, str]]) -> None:
+    """One panel: the mean of ``quantity`` against the iterations, a line per solver."""
+    relative = quantity == RELATIVE_OBJECTIVE
+    drawn = []
+    for solver in conv.solvers:
+        line = conv.curve(solver, quantity)
+        if line.empty:
+            continue
+        y = line["mean"].to_numpy(dtype=np.float64)
+        if relative:  # the log axis cannot show the point that is P* itself
+            y = np.where(y > 0, y, np.nan)
+        ax.plot(line["iteration"].to_numpy(dtype=np.float64), y, linewidth=1.6,
+                markersize=4, markevery=max(1, len(line) // _MARKS_PER_LINE),
+                label=display_name(solver, conv.names), **styles[solver])
+        drawn.append(y)
+    if relative and any(np.isfinite(y).any() for y in drawn):
+        ax.set_yscale("log")
+    ax.set_xlabel("iterations (pair updates)")
+    ax.set_ylabel(QUANTITIES[quantity])
+    ax.set_title(f"{conv.dataset}: {QUANTITIES[quantity]}")
+    if relative:
+        ax.text(0.0, -0.22, conv.reference, transform=ax.transAxes, fontsize=7.5,
+                color="0.3", va="top", wrap=True)
+
+
+def _figure(width: float, height: float) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def convergence_figure(conv: Convergence) -> Figure:
+    """The figure of one dataset: a panel per quantity, the legend beside the last."""
+    fig = _figure(4.6 * len(conv.quantities) + 1.6, 4.0)
+    axes = fig.subplots(1, len(conv.quantities), squeeze=False).ravel()
+    styles = line_styles(conv.solvers)
+    for ax, quantity in zip(axes, conv.quantities, strict=True):
+        draw_quantity(ax, conv, quantity, styles)
+    axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.suptitle(f"Convergence on {conv.dataset}: mean over {conv.n_runs} runs, "
+                 f"iterations 1..{conv.last}")
+    return fig
+
+
+def write_convergence(convs: list[Convergence], out_dir: Path, stems: dict[str, str],
+                      save: Callable[[Figure, Path, str], list[Path]]) -> list[Path]:
+    """Draw and save ``convergence_<dataset>`` per dataset with ``save(fig, out_dir, stem)``."""
+    written: list[Path] = []
+    for conv in convs:
+        written += save(convergence_figure(conv), out_dir, f"convergence_{stems[conv.dataset]}")
+    return written

