@@ -156,3 +156,5 @@ def test_unlabeled_budgets_beyond_a_dataset_are_dropped_only_when_asked(
              for name, rows in table.groupby(table["dataset"].str.split("[").str[0])}
     assert sizes == {"breast_cancer": [100, 397], "synthetic_binary": [100, 397, 398, 1000, 1470]}
     assert len(table) == 2 * (3 + 5) and (table["status"] == "ok").all()
+    code, stdout, _ = cli("run", config, "--out", tmp_path / "out", "--dry-run")
+    assert code == 0 and "16 cells: 16 done;" in stdout  # nothing dropped waits as missing

@@ -95,7 +95,7 @@ def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | Non
                 except BeyondData as exc:
                     if r.beyond_data != "drop":
                         raise
-                    dropped[cell.key] = str(exc).split(": ", 1)[1]
+                    dropped[cell.key] = str(exc)
                     continue
             _check_tuning(cell, dataset, config)
     limit = memory_limit or config.memory_limit or default_memory_limit()
