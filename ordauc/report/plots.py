@@ -31,6 +31,7 @@ from ordauc.report.load import (
     solver_names,
     solver_order,
 )
+from ordauc.report.write import prepare_folder
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -239,19 +240,6 @@ def _save(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
     return paths
 
 
-def _prepare_out(out_dir: Path) -> bool:
-    """Create the output folder; True when it did not exist before."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UserError(f"output {str(out_dir)!r} is a file; pass a folder for the figures")
-    created = not out_dir.exists()
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"cannot create the figures folder {str(out_dir)!r} "
-                        f"({exc.strerror or exc}); pass a writable --out folder") from None
-    return created
-
-
 def _cd_diagrams(results: object, out_dir: Path) -> list[Path]:
     """Critical-difference diagrams of a comparison study (labels predicted by three or more
     solvers on two or more datasets): the NPSVOR paper's statistics, drawn by ``report.cd``."""
@@ -285,7 +273,7 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     convs = convergence_data(directory, results)
     stems = _stems(names)
     out_dir = Path(out) if out is not None else Path(directory) / FIGURES_DIR
-    created = _prepare_out(out_dir)
+    created = prepare_folder(out_dir, "figures", "a writable --out folder")
     written: list[Path] = []
     try:
         with matplotlib.rc_context(_RC):

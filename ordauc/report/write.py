@@ -37,22 +37,25 @@ def write_atomic(path: Path, text: str) -> Path:
     return Path(path)
 
 
-def prepare_folder(out_dir: Path) -> Path:
-    """Create the output folder (a :class:`UserError` when it cannot be)."""
-    out_dir = Path(out_dir)
+def prepare_folder(out_dir: Path, what: str = "tables", hint: str = "a writable folder"
+                   ) -> bool:
+    """Create the output folder for ``what`` (tables, figures); True when it did not exist
+    before. A :class:`UserError` names the folder when it is a file or cannot be created."""
     if out_dir.exists() and not out_dir.is_dir():
-        raise UserError(f"output {str(out_dir)!r} is a file; pass a folder for the tables")
+        raise UserError(f"output {str(out_dir)!r} is a file; pass a folder for the {what}")
+    created = not out_dir.exists()
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create the tables folder {str(out_dir)!r} "
-                        f"({exc.strerror or exc}); pass a writable folder") from None
-    return out_dir
+        raise UserError(f"cannot create the {what} folder {str(out_dir)!r} "
+                        f"({exc.strerror or exc}); pass {hint}") from None
+    return created
 
 
 def write_texts(out_dir: Path, texts: dict[str, str]) -> list[Path]:
     """Write each ``{file name: text}`` atomically into ``out_dir``; the written paths."""
-    out_dir = prepare_folder(out_dir)
+    out_dir = Path(out_dir)
+    prepare_folder(out_dir)
     try:
         return [write_atomic(out_dir / name, text) for name, text in texts.items()]
     except OSError as exc:
