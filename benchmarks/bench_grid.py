@@ -12,9 +12,10 @@
     seven passes) against lone fits of a spread of points, extrapolated to 5 folds and 539
     points.
 (c) One QSG-S2AUC fit (200 labeled, 20,000 unlabeled, 2,000 iterations): the engine against the
-    engine as it was (``_pool_rule = "off"``, numpy's cosine), and fit + transductive scores of
-    the unlabeled pool (free with the pool; ``decision_function`` on those rows before). Also the
-    two savings apart: the pool with numpy's cosine, and the compiled cosine without the pool.
+    engine without its two savings (``EngineOptions(pool="off", fast_trig=False)``: the batch
+    against every block, numpy's cosine), and fit + transductive scores of the unlabeled pool
+    (free with the pool; ``decision_function`` on those rows without it). Also the two savings
+    apart: the pool with numpy's cosine, and the compiled cosine without the pool.
 (p) The projected CV time of the QSG papers' protocol (8 datasets x 7 unlabeled sizes x 10
     trials, 539 points, 5 folds) before (today's engine, point by point) and after (fit_grid),
     from costs measured here at d = 20 (the datasets have d = 3..128: the W x products grow with
@@ -39,10 +40,11 @@ from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary
-from ordauc.data.catalog import _QSG_ENTRIES
+from ordauc.data.catalog import QSG_ENTRIES
 from ordauc.experiment.results import git_sha
-from ordauc.solvers.dsg.engine import pool_start
+from ordauc.solvers.dsg.engine import EngineOptions
 from ordauc.solvers.dsg.qsg import QSGS2AUC
+from ordauc.solvers.dsg.unlabeled import pool_start
 from ordauc.solvers.kernel.samult import SAMULT
 
 LAMS = [0.125, 0.25, 0.5, 1, 2, 4, 8]
@@ -53,17 +55,17 @@ SIZES = [1000, 2000, 5000, 10000, 20000, 50000, None]  # None: all the training 
 
 
 class Today(QSGS2AUC):
-    """The engine as it was: the batch against every block, numpy's cosine."""
+    """The engine without its savings: the batch against every block, numpy's cosine."""
 
-    _pool_rule, _fast_trig = "off", False
+    engine_options = EngineOptions(pool="off", fast_trig=False)
 
 
 class PoolOnly(QSGS2AUC):
-    _fast_trig = False
+    engine_options = EngineOptions(fast_trig=False)
 
 
 class CosineOnly(QSGS2AUC):
-    _pool_rule = "off"
+    engine_options = EngineOptions(pool="off")
 
 
 def _params(n_iter: int) -> dict:
@@ -190,7 +192,7 @@ def bench_p(T: int, shared: dict) -> dict:
     X, y = _data(160, 20_000)
 
     class Batch(QSGS2AUC):
-        _pool_rule = "off"
+        engine_options = EngineOptions(pool="off")
 
     batch = _timed(lambda: Batch(**_params(T)).fit_grid(X, y, _one_sigma(1.0)))["min_s"]
     slope = (at_20k - at_5k) / 15_000
@@ -202,7 +204,7 @@ def bench_p(T: int, shared: dict) -> dict:
 
     before = after = 0.0
     cells = []
-    for e in _QSG_ENTRIES:
+    for e in QSG_ENTRIES:
         n_train = e.n if e.n_test else int(round(0.75 * e.n))
         for size in SIZES:
             n_u = n_train - 200 if size is None else size

@@ -6,6 +6,8 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
     datasets:                 # names, or {name: ..., <dataset parameter>: value, ...}
       - breast_cancer
       - {name: synthetic_binary, n: 2000, d: 10}   # reported as synthetic_binary[d=10,n=2000]
+      - {name: boston, resampling: {kind: budget, repeats: 5, n_labeled: all,
+                                    train_size: catalogue}}  # its own resampling
     resampling:               # how a dataset becomes repetitions (ordauc.splits)
       kind: budget            # budget | partitions | kfold
       repeats: 1              # budget: random draws; kfold: repeats of the k folds
@@ -14,6 +16,8 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
       n_labeled: [200]        # labeled budgets, or `all` (every training row labeled)
       n_unlabeled: [null]     # unlabeled budgets; null or `all` = every remaining training row
       test_size: 0.25         # budget without an official test split: held-out fraction
+      train_size: null        # or the training rows of each draw (the rest held out), or
+                              # catalogue: the dataset's published train/test sizes
       sampling: uniform       # labeled rows: uniform, or stratified (>= 1 row per class)
       beyond_data: error      # drop: a dataset's unlabeled budgets larger than its rows are
                               # left out of its plan (one log grid for datasets of any size)
@@ -21,7 +25,8 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
     preprocess: none          # none, or standardize (z-score with the training rows' statistics)
     tuning: {kind: cv, folds: 5, metric: auc}   # cv (inner CV on the labeled training rows) or
                               # test (the best point on the evaluation rows: some papers' protocol);
-                              # metric: a registry metric, or own (the solver's score(X, y));
+                              # metric: a registry metric, or own (the solver's score(X, y)), or
+                              # a list ([mze, mae]): one search, one row per selection metric;
                               # shared: false fits the grid one point at a time
     curves: null              # {every: 100}: iterative solvers' checkpoints into curves.csv;
                               # until: N records none after iteration N (default: all)
@@ -75,10 +80,13 @@ TUNERS = ("cv", "test")
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """One dataset of the study: a registry name plus its parameters."""
+    """One dataset of the study: a registry name plus its parameters, and its own resampling
+    where it differs from the study's (a study may mix published partitions and random
+    hold-outs, as the NPSVOR paper does)."""
 
     name: str
     params: dict[str, Any] = field(default_factory=dict)
+    resampling: ResamplingSpec | None = None  # None: the study's
 
     @property
     def label(self) -> str:
@@ -92,11 +100,13 @@ class DatasetSpec:
 class TuningSpec:
     """How a solver's grid is searched: ``cv`` (inner k-fold CV on the labeled training rows)
     or ``test`` (every point scored on the evaluation rows, the best one kept: the protocol
-    some papers report, optimistic by construction), by ``metric``."""
+    some papers report, optimistic by construction), by each of ``metrics``: the search runs
+    once and every metric selects its own point (one results row each, e.g. the NPSVOR
+    paper's MZE-tuned and MAE-tuned tables)."""
 
     kind: str = "cv"
     folds: int = 5
-    metric: str = "auc"
+    metrics: tuple[str, ...] = ("auc",)  # one row per selection metric, from one search
     shared: bool = True  # cv: fit the grid in the solver's shared passes where it has them
 
 
@@ -128,6 +138,8 @@ class ResamplingSpec:
     test_size: float = 0.25
     sampling: str = "uniform"
     beyond_data: str = "error"  # or "drop": unlabeled budgets a dataset cannot fill
+    train_size: int | str | None = None  # budget: training rows per draw (the rest is held
+    # out), or "catalogue": the dataset's published train/test sizes; None: test_size decides
 
 
 @dataclass(frozen=True)
@@ -147,6 +159,10 @@ class Config:
     def tuning_of(self, solver: SolverSpec) -> TuningSpec:
         """The tuning protocol of ``solver``: its own, else the study's."""
         return solver.tuning or self.tuning
+
+    def resampling_of(self, dataset: DatasetSpec) -> ResamplingSpec:
+        """How ``dataset`` becomes repetitions: its own resampling, else the study's."""
+        return dataset.resampling or self.resampling
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -221,7 +237,7 @@ def _resampling(value: Any) -> ResamplingSpec:
     raw = mapping(value, "resampling", example="{kind: budget, repeats: 10, n_labeled: [200]}")
     kind = choice(raw.get("kind", "budget"), "resampling.kind", RESAMPLING)
     common = ("n_labeled", "n_unlabeled", "sampling", "beyond_data")
-    allowed = {"budget": ("kind", "repeats", "test_size", *common),
+    allowed = {"budget": ("kind", "repeats", "test_size", "train_size", *common),
                "partitions": ("kind", "partitions", *common),
                "kfold": ("kind", "folds", "repeats", *common)}
     only_keys(raw, allowed[kind], f"resampling (kind {kind})")
@@ -229,6 +245,12 @@ def _resampling(value: Any) -> ResamplingSpec:
         raise UserError("resampling of kind budget needs n_labeled, e.g. n_labeled: [200], or "
                         "n_labeled: all for a supervised study")
     parts = raw.get("partitions")
+    if "train_size" in raw and "test_size" in raw:
+        raise UserError("resampling gives both train_size and test_size; give one of them (the "
+                        "rest of the rows is the other)")
+    train_size = raw.get("train_size")
+    if train_size is not None and train_size != "catalogue":
+        train_size = integer(train_size, "resampling.train_size", 2)
     return ResamplingSpec(
         kind=kind,
         repeats=integer(raw.get("repeats", 1), "resampling.repeats", 1),
@@ -242,6 +264,7 @@ def _resampling(value: Any) -> ResamplingSpec:
         sampling=choice(raw.get("sampling", "uniform"), "resampling.sampling", SAMPLING),
         beyond_data=choice(raw.get("beyond_data", "error"), "resampling.beyond_data",
                            BEYOND_DATA),
+        train_size=train_size,
     )
 
 
@@ -257,9 +280,18 @@ def _tuning(value: Any, key: str) -> TuningSpec | None:
         raise UserError(f"{key}.shared must be true or false, got {shared!r}")
     from ordauc.metrics import METRICS
 
+    names = raw.get("metric", "auc")
+    metrics = tuple(choice(m, f"{key}.metric", (*METRICS, "own"))
+                    for m in (names if isinstance(names, list) else [names]))
+    if not metrics:
+        raise UserError(f"{key}.metric must name at least one metric, e.g. metric: [mze, mae]")
+    if len(set(metrics)) < len(metrics):
+        raise UserError(f"{key}.metric lists a metric twice: {list(metrics)}")
+    if "own" in metrics and len(metrics) > 1:
+        raise UserError(f"{key}.metric own (the solver's own criterion, validated on folds that "
+                        "split the unlabeled rows too) cannot be combined with other metrics")
     return TuningSpec(kind=kind, folds=integer(raw.get("folds", 5), f"{key}.folds", 2),
-                      metric=choice(raw.get("metric", "auc"), f"{key}.metric",
-                                    (*METRICS, "own")), shared=shared)
+                      metrics=metrics, shared=shared)
 
 
 def _curves(value: Any) -> tuple[int | None, int | None]:
@@ -281,7 +313,10 @@ def _datasets(value: Any) -> tuple[DatasetSpec, ...]:
         if isinstance(entry, str):
             spec = DatasetSpec(entry)
         elif isinstance(entry, dict) and isinstance(entry.get("name"), str):
-            spec = DatasetSpec(entry["name"], {k: v for k, v in entry.items() if k != "name"})
+            own = entry.get("resampling")
+            spec = DatasetSpec(entry["name"], {k: v for k, v in entry.items()
+                                               if k not in ("name", "resampling")},
+                               None if own is None else _resampling(own))
         else:
             raise UserError(f"each entry of datasets must be a name or a mapping with a 'name' "
                             f"key, got {entry!r}")

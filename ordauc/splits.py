@@ -71,11 +71,14 @@ class SplitSeeds:
 def make_split(y: np.ndarray, *, kind: str = "budget", repetition: int = 0,
                n_labeled: int | None, n_unlabeled: int | None, seeds: SplitSeeds,
                has_official_test: bool = False, test_size: float = 0.25,
-               sampling: str = "uniform", evaluate: str = "test", folds: int = 5) -> Split:
+               sampling: str = "uniform", evaluate: str = "test", folds: int = 5,
+               train_size: int | None = None) -> Split:
     """Draw one split from the labels ``y`` of the repetition's training source.
 
-    Raises :class:`UserError` when the budget does not fit in the data (the caller adds which
-    dataset and repetition).
+    Without an official test split, ``budget`` holds out a stratified ``test_size`` fraction,
+    or every row but ``train_size`` of them (the NPSVOR paper's random partitions of a
+    published size). Raises :class:`UserError` when the budget does not fit in the data (the
+    caller adds which dataset and repetition).
     """
     y = np.asarray(y)
     rows = np.arange(y.size)
@@ -84,7 +87,11 @@ def make_split(y: np.ndarray, *, kind: str = "budget", repetition: int = 0,
         evaluation = _fold(y, folds, repetition % folds, seeds.outer)
         rows, source = rows[_outside(evaluation, y.size)], "fold"
     elif evaluate == "test" and not has_official_test:
-        n_test = max(1, int(round(test_size * y.size)))
+        if train_size is not None and not 0 < train_size < y.size:
+            raise UserError(f"resampling.train_size {train_size} must be below the {y.size} "
+                            "rows of the dataset, leaving rows to test on")
+        n_test = (y.size - train_size if train_size is not None
+                  else max(1, int(round(test_size * y.size))))
         evaluation = _draw(y, rows, n_test, np.random.default_rng(seeds.outer), stratified=True)
         rows, source = rows[_outside(evaluation, y.size)], "held_out"
     rng = np.random.default_rng(seeds.inner)

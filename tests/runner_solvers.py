@@ -35,8 +35,10 @@ FIT_LOG = "ORDAUC_TEST_FIT_LOG"
 class MeanRanker(BaseEstimator):
     """Kernel-free ranker: the covariance of each feature with the label, plus seeded noise."""
 
-    meta = SolverMeta(display="Mean ranker", family="kernel", tasks=("binary", "ordinal"),
-                      uses_unlabeled=False)
+    # Declared semi-supervised, so the runner hands it every training row (it reads only the
+    # labeled ones) and the runner tests see whole splits; LabeledRanker is the supervised one.
+    meta = SolverMeta(display="Mean ranker", tasks=("binary", "ordinal"),
+                      uses_unlabeled=True)
     _parameter_constraints: dict = {
         "lam": [positive()], "sigma": [positive()],
         "gamma": [nonnegative()],
@@ -92,8 +94,42 @@ class SlowRanker(MeanRanker):
 class BinaryRanker(MeanRanker):
     """MeanRanker that declares binary tasks only."""
 
-    meta = SolverMeta(display="Binary ranker", family="kernel", tasks=("binary",),
+    meta = SolverMeta(display="Binary ranker", tasks=("binary",),
+                      uses_unlabeled=True)
+
+
+class BlockRanker(MeanRanker):
+    """MeanRanker that allocates and touches a block of ``block_mb`` MB during its fit, so the
+    peak memory column must show it."""
+
+    _parameter_constraints: dict = {**MeanRanker._parameter_constraints,
+                                    "block_mb": [nonnegative()]}
+
+    def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float = 0.5,
+                 delay: float = 0.0, random_state: int | None = None,
+                 block_mb: float = 0.0) -> None:
+        super().__init__(lam=lam, sigma=sigma, gamma=gamma, delay=delay,
+                         random_state=random_state)
+        self.block_mb = block_mb
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> BlockRanker:
+        block = np.ones(int(self.block_mb * (1 << 20)) // 8)  # every page written
+        super().fit(X, y)
+        self.block_sum_ = float(block[::4096].sum())
+        return self
+
+
+class LabeledRanker(MeanRanker):
+    """MeanRanker declared supervised: the runner hands it the labeled rows alone and fits it
+    once for every unlabeled budget of its labeled set."""
+
+    meta = SolverMeta(display="Labeled ranker", tasks=("binary", "ordinal"),
                       uses_unlabeled=False)
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> LabeledRanker:
+        if (np.asarray(y) == -1).any():
+            raise AssertionError("a supervised solver was handed unlabeled rows")
+        return super().fit(X, y)
 
 
 class HugeRanker(MeanRanker):
@@ -201,6 +237,8 @@ TEST_SOLVERS = {
     "picky_ranker": "runner_solvers:PickyRanker",
     "warning_ranker": "runner_solvers:WarningRanker",
     "label_only": "runner_solvers:LabelOnly",
+    "labeled_ranker": "runner_solvers:LabeledRanker",
+    "block_ranker": "runner_solvers:BlockRanker",
 }
 
 

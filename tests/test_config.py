@@ -45,21 +45,21 @@ def test_good_config_is_typed_and_defaults_fill_in(test_solvers, write_config) -
     assert config.datasets[2] == DatasetSpec("synthetic_binary", {"n": 300, "d": 5})
     assert config.datasets[2].label == "synthetic_binary[d=5,n=300]"
     assert r.n_labeled == (50,) and r.n_unlabeled == (100, None) and r.test_size == 0.2
-    assert config.tuning == TuningSpec(kind="cv", folds=3, metric="mae")
+    assert config.tuning == TuningSpec(kind="cv", folds=3, metrics=("mae",))
     assert config.timeout == 30.0 and r.sampling == "stratified"
     first, second = config.solvers
     assert (first.label, first.name, first.params) == ("mean_ranker", "mean_ranker", {"lam": 2})
     assert first.grid == {"sigma": [1, 4], "gamma": [0.5]}  # a scalar is a one-point grid
     assert (second.label, second.name) == ("fast", "mean_ranker")
     assert config.tuning_of(first) == config.tuning  # the study's tuning
-    assert config.tuning_of(second) == TuningSpec(kind="test", folds=5, metric="auc")
+    assert config.tuning_of(second) == TuningSpec(kind="test", folds=5, metrics=("auc",))
 
     minimal = parse_config({"datasets": "diabetes", "resampling": {"n_labeled": 10},
                             "solvers": {"mean_ranker": None}})
     assert minimal.resampling == ResamplingSpec(n_labeled=(10,))
     assert minimal.resampling.n_unlabeled == (None,) and minimal.resampling.repeats == 1
     assert minimal.timeout is None and minimal.memory_limit is None
-    assert minimal.tuning == TuningSpec(kind="cv", folds=5, metric="auc")
+    assert minimal.tuning == TuningSpec(kind="cv", folds=5, metrics=("auc",))
     assert minimal.evaluate == "test" and minimal.preprocess == "none"
     assert minimal.curves_every is None
 

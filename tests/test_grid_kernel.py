@@ -12,8 +12,8 @@ from sklearn.base import clone
 
 from ordauc.data import load
 from ordauc.solvers._labels import split_labels
-from ordauc.solvers.dsg.gridpoints import lam_path
 from ordauc.solvers.kernel import samult as samult_module
+from ordauc.solvers.kernel.linalg import lam_path
 from ordauc.solvers.kernel.pnu_auc import MPNUAUC, PNUAUC
 from ordauc.solvers.kernel.samult import (
     MSAMULT,
@@ -109,8 +109,9 @@ def test_samult_split_under_a_small_budget_gives_the_same_models():
     base = SAMULT(sigma=0.7)
     points = SAMULT_POINTS[:9]
     whole = base.fit_grid(X, y, points)
-    fixed, per, _ = base._grid_bytes(300, 4, 240, [base])
-    for budget in (fixed + 2 * per, 1):  # passes of two; then one point at a time (lone fits)
+    one, two = (base.grid_memory(300, 4, points[:n], n_unlabeled=240).largest_pass
+                for n in (1, 2))
+    for budget in (two, 1):  # passes of two; then one point at a time (lone fits)
         split = base.fit_grid(X, y, points, max_bytes=budget)
         for a, b in zip(whole, split, strict=True):
             _close(a.dual_coef_, b.dual_coef_)
@@ -151,3 +152,21 @@ def test_lam_path_is_the_solve_and_the_minimum_norm_solution_when_singular():
     theta = lam_path(A, h, [lam])[0][0]
     expected = np.linalg.lstsq(A + lam * np.eye(6), h, rcond=1e-12)[0]
     np.testing.assert_allclose(theta, expected, atol=1e-10 * np.abs(expected).max())
+
+
+def test_m_star_grid_memory_needs_the_number_of_classes():
+    cases = [(MSAMULT(sigma=0.7), SAMULT(sigma=0.7),
+              [dict(lam=0.5, gamma=[0.1, 0.2, 0.9, 1.0]), dict(lam=2.0, gamma=0.3)],
+              [dict(lam=0.5, gamma=0.1), dict(lam=2.0, gamma=0.3)]),
+             (MPNUAUC(n_basis=40), PNUAUC(n_basis=40),
+              [dict(lam=0.5, eta=0.3), dict(lam=2.0, eta=-0.3)],
+              [dict(lam=0.5, eta=0.3), dict(lam=2.0, eta=-0.3)])]
+    for wrapper, base, points, binary_points in cases:
+        with pytest.raises(ValueError, match="n_classes"):
+            wrapper.fit_grid_memory_bytes(300, 4, points)
+        five = wrapper.grid_memory(300, 4, points, n_classes=5)
+        binary = base.grid_memory(300, 4, binary_points)
+        assert five.kept == 4 * binary.kept  # k-1 binary models kept per point
+        assert five.largest_pass == binary.largest_pass
+        assert wrapper.grid_memory(300, 4, points, n_classes=3).kept < five.kept
+        assert wrapper.fit_grid_memory_bytes(300, 4, points, n_classes=5) == sum(five)

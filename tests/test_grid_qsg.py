@@ -19,9 +19,10 @@ from sklearn.base import clone
 
 from ordauc.data import load
 from ordauc.errors import DivergenceError
-from ordauc.solvers.dsg import grid
-from ordauc.solvers.dsg.gridpoints import split_sizes
+from ordauc.solvers.dsg.engine import EngineOptions
 from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC
+from ordauc.solvers.dsg.unlabeled import pool_start
+from ordauc.solvers.gridfit import split_sizes
 
 TOL = 5e-6
 SMALL = dict(sigma=1.0, n_iter=120, batch_size=16, block_size=8, random_state=4)
@@ -68,7 +69,7 @@ def test_binary_grid_equals_lone_fits(n_unlabeled):
     base = QSGS2AUC(**SMALL)
     results = base.fit_grid(X, y, BINARY_POINTS)
     _check_against_lone(base, X, y, BINARY_POINTS, results)
-    pooled = grid.pool_start(n_unlabeled, 16, 120) == 1
+    pooled = pool_start(n_unlabeled, 16, 120) == 1
     assert (results[0].unlabeled_scores_ is not None) == pooled
 
 
@@ -86,8 +87,26 @@ def test_ordinal_grid_with_gamma_lists_and_schedules_equals_lone_fits(feature_ma
     _check_against_lone(base, X, y, ORDINAL_POINTS, base.fit_grid(X, y, ORDINAL_POINTS))
 
 
+def test_a_lone_fit_is_a_pass_of_one_model():
+    # fit and fit_grid run the same engine: a grid of one point is the lone fit, bit for bit
+    X, y = _semi("synthetic_ordinal", 600, 120)
+    base = QS3ORAO(track_kernel=True, **SMALL)
+    for point in ORDINAL_POINTS:
+        lone = clone(base).set_params(**point).fit(X, y)
+        [alone] = base.fit_grid(X, y, [point])
+        assert np.array_equal(lone.coef_, alone.coef_) and lone.scale_ == alone.scale_, point
+        assert np.array_equal(lone.kernel_coef_, alone.kernel_coef_)
+        assert np.array_equal(lone.thresholds_, alone.thresholds_)
+        assert (lone.theta_, lone.t0_, lone.seed_) == (alone.theta_, alone.t0_, alone.seed_)
+        assert (lone.unlabeled_scores_ is None) == (alone.unlabeled_scores_ is None)
+        if lone.unlabeled_scores_ is not None:
+            assert np.array_equal(lone.unlabeled_scores_, alone.unlabeled_scores_)
+        assert not alone.blocks_.shared  # nothing else reads its blocks
+
+
 class _SwitchAt40(QS3ORAO):
-    _pool_rule = 40  # batch evaluation until t = 39, then the pool with its catch-up
+    # batch evaluation until t = 39, then the pool with its catch-up
+    engine_options = EngineOptions(pool=40)
 
 
 def test_grid_switching_to_the_pool_midway_equals_lone_fits():
@@ -107,26 +126,25 @@ def test_tracked_kernel_coefficients_equal_lone_fits():
         assert _gap(lone.kernel_coef_, model.kernel_coef_) <= TOL
 
 
+def _pass_sizes(models) -> list[int]:
+    """How many models each pass fitted: the models of one pass share its blocks."""
+    passes: dict[int, int] = {}
+    for model in models:
+        passes[id(model.blocks_)] = passes.get(id(model.blocks_), 0) + 1
+    return list(passes.values())
+
+
 def test_splitting_under_a_memory_budget_gives_the_same_models():
     X, y = _semi("synthetic_binary", 1080, 80)
     base = QSGS2AUC(**SMALL)
     points = BINARY_POINTS[:9]
     whole = base.fit_grid(X, y, points)
-    fixed, per, _ = base._grid_bytes(X.shape[0], X.shape[1], 1000, [base])
-    budget = fixed + 3 * per  # passes of at most three models
-    sizes = []
-    original = QSGS2AUC._grid_pass
-
-    def spy(self, data, models, cache):
-        sizes.append(len(models))
-        return original(self, data, models, cache)
-
-    QSGS2AUC._grid_pass = spy
-    try:
-        split = base.fit_grid(X, y, points, max_bytes=budget)
-    finally:
-        QSGS2AUC._grid_pass = original
-    assert sizes == [3, 3, 3]  # one group of 9 (gamma = 1 points share the blocks too)
+    assert _pass_sizes(whole) == [9]  # one group of 9 (gamma = 1 points share the blocks too)
+    one, two = (base.grid_memory(*X.shape, points[:n], n_unlabeled=1000).largest_pass
+                for n in (1, 2))
+    budget = one + 2 * (two - one)  # fixed + 3 per model: passes of at most three models
+    split = base.fit_grid(X, y, points, max_bytes=budget)
+    assert _pass_sizes(split) == [3, 3, 3]
     for a, b in zip(whole, split, strict=True):
         assert _gap(a.decision_function(X), b.decision_function(X)) <= TOL
     assert base.fit_grid_memory_bytes(1080, 4, points, max_bytes=budget) < \
@@ -160,9 +178,10 @@ def test_models_of_one_pass_can_be_scored_at_once_from_threads():
     X, y = _semi("synthetic_binary", 400, 80)
     a, b = QSGS2AUC(**SMALL).fit_grid(X, y, [dict(lam=0.5), dict(lam=4.0, gamma=0.0)])
     assert a.blocks_ is b.blocks_ and a.blocks_.shared
-    cache = a.blocks_._Wa.copy()
+    n_cached = a.blocks_.n_cached
+    cache = a.blocks_.stacked(0, n_cached)[0].copy()  # a view of the cache itself
     expected = [a.decision_function(X), b.decision_function(X)]
-    assert np.array_equal(a.blocks_._Wa, cache)
+    assert np.array_equal(a.blocks_.stacked(0, n_cached)[0], cache)
     got: dict[int, list[np.ndarray]] = {0: [], 1: []}
 
     def score(i, model):

@@ -8,7 +8,6 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import ordauc.solvers.ordinal.npsvor as npsvor_module
 from ordauc.solvers.ordinal.npsvor import NPSVOR, RankProblems, intercepts
@@ -229,12 +228,18 @@ def test_fit_memory_grows_with_the_kernel() -> None:
 
 
 @pytest.mark.parametrize("params", [dict(C=0.0), dict(kappa=-1.0), dict(rho=0), dict(eps=-0.1),
-                                    dict(max_iter=0), dict(tol_abs=float("nan")),
-                                    dict(random_state=-1)])
+                                    dict(max_iter=0), dict(tol_abs=float("nan"))])
 def test_bad_parameters_are_refused(params) -> None:
     X, y = _ordinal_data(20, 3, 2, 0)
     with pytest.raises(ValueError):
         NPSVOR(**params).fit(X, y)
+
+
+def test_every_parameter_is_constrained_and_none_is_a_seed() -> None:
+    # The fit draws nothing at random: a random_state would be a results column meaning nothing.
+    params = NPSVOR().get_params()
+    assert set(params) == set(NPSVOR._parameter_constraints)
+    assert "random_state" not in params
 
 
 def _pyrimidines(partition: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -268,6 +273,4 @@ def test_pyrimidines_beats_the_majority_predictor() -> None:
     assert np.mean(np.array(maes) < np.array(baselines)) >= 0.95
 
 
-@parametrize_with_checks([NPSVOR()])
-def test_scikit_learn_estimator_checks(estimator, check) -> None:
-    check(estimator)
+# scikit-learn's estimator checks: tests/test_estimator_checks.py (every registered solver).

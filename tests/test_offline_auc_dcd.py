@@ -145,3 +145,40 @@ def test_plot_draws_figure_2_from_the_curves(study: Path, cli) -> None:
                           & (curves["iteration"] == conv.last)]["value"]
             line = conv.curve(solver, ONE_MINUS_AUC)
             assert line["mean"].iloc[-1] == pytest.approx(1 - last.mean())
+
+
+def test_plot_draws_figure_1_test_auc_against_lambda(study: Path, cli) -> None:
+    from ordauc.report.tuning_curves import read_scores, tuning_curves
+
+    code, out, _ = cli("plot", study)
+    assert code == 0
+    results = load_results(study)
+    scores = read_scores(study)
+    lams = load_config(CONFIG).solvers[0].grid["lam"]
+    # every tuned row records every lambda's score, once
+    assert scores.groupby("key")["point"].nunique().eq(len(lams)).all()
+    assert set(scores["key"]) == set(results["key"])
+    paper = scores[scores["tuning"] == "test"].copy()
+    # under the paper's protocol the chosen lambda is the one with the best test AUC, and
+    # that test AUC is the row's own
+    best = paper.groupby("key")["score"].max()
+    rows = results.set_index("key").loc[best.index]
+    np.testing.assert_allclose(best.to_numpy(), rows["auc"].to_numpy(), rtol=0, atol=1e-12)
+    chosen = paper.loc[paper.groupby("key")["score"].idxmax()].set_index("key")["p_lam"]
+    np.testing.assert_allclose(chosen.astype(float).to_numpy(),
+                               rows["p_lam"].astype(float).to_numpy())
+    for curves in tuning_curves(scores, results):
+        assert curves.param == "lam" and sorted(curves.tunings) == ["cv", "test"]
+        lines = curves.lines
+        assert sorted(lines["solver"].unique()) == sorted(
+            f"{m}_{v}" for m in METHODS for v in ("paper", "cv"))
+        assert lines.groupby("solver")["value"].nunique().eq(len(lams)).all()
+        assert (lines["n"] == 5).all()
+        here = paper[(paper["dataset"] == curves.dataset)
+                     & (paper["solver"] == "auc_sdcd_paper")]
+        mean = here.assign(v=here["p_lam"].astype(float)).groupby("v")["score"].mean()
+        drawn = lines[lines["solver"] == "auc_sdcd_paper"].set_index("value")["mean"]
+        np.testing.assert_allclose(drawn.sort_index().to_numpy(), mean.sort_index().to_numpy())
+        for ext in ("png", "pdf"):
+            path = study / "figures" / f"tuning_{curves.dataset}.{ext}"
+            assert str(path) in out.split() and path.stat().st_size > 5000

@@ -51,8 +51,10 @@ def test_twins_keep_the_papers_solvers_and_protocol() -> None:
 def test_binary_twin_qsg_matches_samult(cli: Cli, write_config, tmp_path: Path) -> None:
     study = twin("qsg_s2auc")
     table = run(cli, CONFIGS / "offline" / "qsg_s2auc.yaml", tmp_path / "tuned")
-    assert (table["status"] == "ok").all() and len(table) == 2 * 3 * 2 * 3
-    assert set(table["solver"]) == {"qsg_s2auc", "samult", "pnu_auc"}
+    assert (table["status"] == "ok").all() and len(table) == 2 * 5 * 2 * 3
+    assert set(table["solver"]) == {"qsg_s2auc", "samult", "pnu_auc", "qsg_s2auc_gamma1",
+                                    "svc_rbf"}
+    check_supervised_references(table, "qsg_s2auc_gamma1", "svc_rbf")
     pnu = table[table["solver"] == "pnu_auc"]
     assert (pnu["cv_metric"] == "own").all() and pnu["p_eta"].notna().all()
     means = table.groupby(["dataset", "solver"])["auc"].mean().unstack()
@@ -76,15 +78,34 @@ def test_binary_twin_qsg_matches_samult(cli: Cli, write_config, tmp_path: Path) 
 
 def test_ordinal_twin_runs_every_solver_of_the_paper(cli: Cli, tmp_path: Path) -> None:
     table = run(cli, CONFIGS / "offline" / "qs3orao.yaml", tmp_path / "out")
-    assert (table["status"] == "ok").all() and len(table) == 2 * 4 * 3 * 2
+    assert (table["status"] == "ok").all() and len(table) == 2 * 7 * 3 * 2
     assert (table["eval_set"] == "unlabeled").all()
     means = table.groupby(["dataset", "solver"])["auc"].mean().unstack()
-    assert set(means.columns) == {"qs3orao", "m_samult", "m_pnu_auc", "svorex"}
+    assert set(means.columns) == {"qs3orao", "m_samult", "m_pnu_auc", "svorex", "svorim",
+                                  "qs3orao_gamma1", "m_svc_rbf"}
+    check_supervised_references(table, "qs3orao_gamma1", "m_svc_rbf", "svorex", "svorim")
     assert (means > 0.7).all().all(), means  # the ordinal AUC of a constant scorer is 0.5
     svorex = table[table["solver"] == "svorex"]
     assert svorex["mze"].notna().all()  # labels too: the supervised reference has thresholds
     panel = auc_panel(table, str(table["dataset"].iloc[0]))
-    assert set(panel.solvers) == set(means.columns)  # Figure 2 draws all four
+    assert set(panel.solvers) == set(means.columns)  # Figure 2 draws every one
+
+
+def check_supervised_references(table: pd.DataFrame, ablation: str, *supervised: str) -> None:
+    """The references see the semi-supervised solvers' labeled rows: the gamma = 1 ablation
+    is refitted per budget with gamma 1 at every point; a supervised solver is fitted once per
+    labeled set and that fit serves both unlabeled budgets."""
+    same = table.pivot_table(index=["dataset", "repetition", "n_unlabeled"], columns="solver",
+                             values="n_test")
+    assert (same.nunique(axis=1) == 1).all()  # every solver scored on the same rows
+    gamma1 = table[table["solver"] == ablation]
+    assert (gamma1["p_gamma"].astype(float) == 1.0).all() and not gamma1["shared_fit"].any()
+    for name in supervised:
+        rows = table[table["solver"] == name]
+        assert rows["shared_fit"].all(), name
+        per_rep = rows.groupby(["dataset", "repetition"])
+        assert (per_rep["fit_key"].nunique() == 1).all(), name
+        assert (per_rep["fit_time_s"].nunique() == 1).all(), name
 
 
 @pytest.mark.parametrize(("name", "limit", "exact", "kernel_stop", "basis_stop"), [
@@ -113,7 +134,7 @@ def test_time_twin_marks_where_the_exact_methods_stop(
     assert skipped["fit_time_s"].isna().all()  # never started, never given a time
 
     curves = time_curves(table, str(table["dataset"].iloc[0]))
-    stops = {m.solver: (m.last_ok, m.n_unlabeled, m.reason) for m in curves.marks}
+    stops = {m.solver: (m.last_ok, m.size, m.reason) for m in curves.marks}
     assert stops == {kernel: (*kernel_stop, "memory"), basis: (*basis_stop, "memory")}
     drawn = curves.table[curves.table["drawn"]]
     assert set(drawn[drawn["solver"] == qsg]["n_unlabeled"]) == set(status.index)

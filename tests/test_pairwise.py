@@ -14,7 +14,6 @@ import scipy.sparse as sp
 from fixtures_data.helpers import shared_or_skip
 from sklearn.datasets import load_svmlight_file
 from sklearn.metrics import roc_auc_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordauc.solvers.pairwise import (
     AUCMSGD,
@@ -366,7 +365,7 @@ def test_memory_estimates_count_the_dual_variables() -> None:
 
 @pytest.mark.parametrize("cls", SOLVERS)
 def test_metadata_and_every_parameter_is_constrained(cls) -> None:
-    assert cls.meta.family == "pairwise" and cls.meta.tasks == ("binary",)
+    assert cls.meta.tasks == ("binary",)
     assert cls.meta.iterative and not cls.meta.uses_unlabeled
     assert cls.meta.proposed == (cls in (AUCSDCD, AUCSDCDPerm, AUCMSGD))
     assert set(cls().get_params()) == set(cls._parameter_constraints)
@@ -376,6 +375,4 @@ def test_metadata_and_every_parameter_is_constrained(cls) -> None:
         cls(random_state=True).fit(*_dense_problem())
 
 
-@parametrize_with_checks([cls(random_state=0) for cls in SOLVERS])
-def test_scikit_learn_estimator_checks(estimator, check) -> None:
-    check(estimator)
+# scikit-learn's estimator checks: tests/test_estimator_checks.py (every registered solver).

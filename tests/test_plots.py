@@ -152,7 +152,7 @@ def test_time_curves_stop_where_runs_fail() -> None:
     assert table.loc[("qsg_s2auc", 5000), "drawn"]
     marks = curves.first_failures()
     assert set(marks) == {"samult", "pnu_auc"}
-    assert (marks["samult"].n_unlabeled, marks["samult"].last_ok) == (5000, 2000)
+    assert (marks["samult"].size, marks["samult"].last_ok) == (5000, 2000)
     assert marks["samult"].note() == "SAMULT: skipped beyond 2000 (memory)"
     assert marks["pnu_auc"].note() == "PNU-AUC: timeout beyond 2000 (1/3 runs)"
 
@@ -167,7 +167,7 @@ def test_a_method_and_its_wrapper_on_the_same_data_look_different() -> None:
     results = pd.DataFrame([_row("ordi", s, seed, n_u, rng) for s in ("samult", "m_samult")
                             for seed in SEEDS for n_u in (1000, 2000)])
     colours = solver_colours(results["solver"])
-    assert colours["samult"] == colours["m_samult"]  # one family, one colour
+    assert colours["samult"] == colours["m_samult"]  # one base solver, one colour
     fig, (left, right) = plt.subplots(1, 2)
     draw_time_curves(left, time_curves(results, "ordi"), colours)
     lines = {line.get_label(): line for line in left.get_lines()}
@@ -185,7 +185,7 @@ def test_failure_from_the_first_size_is_marked() -> None:
     results.loc[results["solver"] == "m_samult", "status"] = "error"
     results.loc[results["solver"] == "m_samult", "message"] = "singular matrix"
     marks = time_curves(results, "ordi").marks
-    assert [(m.solver, m.n_unlabeled, m.last_ok) for m in marks] == [("m_samult", 1000, None)]
+    assert [(m.solver, m.size, m.last_ok) for m in marks] == [("m_samult", 1000, None)]
     assert marks[0].note() == "M-SAMULT: error from 1000"
 
 
@@ -201,9 +201,9 @@ def test_task_inference_and_names() -> None:
     assert len(set(colours.values())) == 5
 
 
-def test_names_family_and_wrappers_come_from_the_registry_through_solver_name() -> None:
+def test_names_base_solvers_and_wrappers_come_from_the_registry_through_solver_name() -> None:
     # Labels are the config's; the registry name in `solver_name` says what ran.
-    from ordauc.report.load import family_of, is_wrapper, solver_names, solver_order
+    from ordauc.report.load import base_solver_of, is_wrapper, solver_names, solver_order
 
     table = pd.DataFrame({"solver": ["fast", "ms", "svorex", "mine"],
                           "solver_name": ["qs3orao", "m_samult", "svorex", "mine"]})
@@ -211,7 +211,7 @@ def test_names_family_and_wrappers_come_from_the_registry_through_solver_name() 
     assert display_name("svorex", names) == "SVOREX"
     assert display_name("fast", names) == "fast"  # a second configuration keeps its label
     assert is_wrapper("ms", names) and not is_wrapper("fast", names)
-    assert family_of("ms", names) == "samult"
+    assert base_solver_of("ms", names) == "samult" and base_solver_of("fast", names) == "qs3orao"
     # baselines in registry order, unknown solvers, the papers' own methods last
     assert solver_order(table["solver"], names) == ["svorex", "ms", "mine", "fast"]
     colours = solver_colours(table["solver"], names)
@@ -288,3 +288,106 @@ def test_load_selects_columns_by_name(results_dir: Path) -> None:
     table = load_results(results_dir)
     assert table["n_unlabeled"].dtype == np.int64
     assert set(table["status"]) == {"ok", "skipped", "timeout"}
+
+
+def _with_outside_solvers() -> pd.DataFrame:
+    """Two registered solvers and two the registry does not hold: ``rbf`` runs a class given by
+    import path, ``mine`` a name nobody registered."""
+    rng = np.random.default_rng(2)
+    rows = [_row("bin", s, seed, n_u, rng) for s in ("samult", "qsg_s2auc", "rbf", "mine")
+            for seed in SEEDS for n_u in (1000, 2000)]
+    table = pd.DataFrame(rows)
+    table["solver_name"] = table["solver"].replace({"rbf": "mysolvers:RbfSVC"})
+    return table
+
+
+def test_a_solver_outside_the_registry_is_in_every_figure_under_its_label() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ordauc.report.load import solver_names
+
+    results = _with_outside_solvers()
+    names = solver_names(results)
+    panel = auc_panel(results, "bin")
+    curves = time_curves(results, "bin")
+    for data in (panel, curves):
+        assert set(data.solvers) == {"samult", "qsg_s2auc", "rbf", "mine"}
+        assert data.solvers[-1] == "qsg_s2auc"  # the paper's method stays last
+    assert panel.values["rbf"].size == len(SEEDS) and panel.values["mine"].size == len(SEEDS)
+    assert set(curves.table["solver"]) == set(curves.solvers)
+    assert curves.table.loc[curves.table["solver"] == "rbf", "drawn"].all()
+    colours = solver_colours(results["solver"], names)
+    assert len(set(colours.values())) == 4  # each outside solver has a colour of its own
+    assert display_name("rbf", names) == "rbf" and display_name("mine", names) == "mine"
+    fig, (left, right) = plt.subplots(1, 2)
+    draw_auc_panel(left, panel, colours, "bin")
+    assert {t.get_text() for t in left.get_xticklabels()} == {"SAMULT", "QSG-S2AUC", "rbf",
+                                                              "mine"}
+    draw_time_curves(right, curves, colours)
+    assert {"rbf", "mine"} <= {line.get_label() for line in right.get_lines()}
+    plt.close(fig)
+
+
+def test_a_solver_given_by_import_path_shows_the_name_its_metadata_gives(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ordauc.report import load
+    from ordauc.report.load import base_solver_of, solver_names, solver_order
+    from ordauc.solvers import SolverMeta, meta_of
+
+    outside = SolverMeta(display="RBF-SVC", tasks=("binary",), uses_unlabeled=False)
+    monkeypatch.setattr(load, "meta_of", lambda name: outside if name == "mysolvers:RbfSVC"
+                        else meta_of(name))
+    results = _with_outside_solvers()
+    names = solver_names(results)
+    assert names["rbf"] == "mysolvers:RbfSVC" and base_solver_of("rbf", names) == names["rbf"]
+    assert display_name("rbf", names) == "RBF-SVC"
+    # after the registry's baselines, before solvers without metadata and the papers' methods
+    assert solver_order(results["solver"], names) == ["samult", "rbf", "mine", "qsg_s2auc"]
+    assert auc_panel(results, "bin").solvers == ["samult", "rbf", "mine", "qsg_s2auc"]
+    assert time_curves(results, "bin").solvers == ["samult", "rbf", "mine", "qsg_s2auc"]
+    # Two configurations of one outside solver keep their labels, so they stay apart.
+    twice = pd.concat([results, results[results["solver"] == "rbf"].assign(solver="rbf_wide")])
+    both = solver_names(twice)
+    assert (display_name("rbf", both), display_name("rbf_wide", both)) == ("rbf", "rbf_wide")
+
+
+def test_a_figure_is_saved_whole_in_every_format_or_not_at_all(tmp_path: Path) -> None:
+    from ordauc.report.files import FORMATS, new_figure, save_figure
+
+    fig = new_figure(2, 2)
+    fig.add_subplot().plot([0, 1], [1, 0])
+    paths = save_figure(fig, tmp_path, "one")
+    assert [p.name for p in paths] == [f"one.{ext}" for ext in FORMATS] == ["one.png", "one.pdf"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.pdf", "one.png"]
+    assert paths[0].read_bytes()[:4] == b"\x89PNG" and paths[1].read_bytes()[:5] == b"%PDF-"
+
+    def broken(target: object, **_: object) -> None:
+        if isinstance(target, (str, Path)):
+            Path(target).write_bytes(b"half a figure")
+        else:
+            target.write(b"half a figure")
+        raise OSError(28, "No space left on device")
+
+    fig.savefig = broken
+    with pytest.raises(OSError):
+        save_figure(fig, tmp_path, "two")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.pdf", "one.png"]  # nothing half
+
+
+def test_a_tight_figure_keeps_text_drawn_beyond_its_axes(tmp_path: Path) -> None:
+    # Critical-difference diagrams write their labels outside the axes; tight saving keeps them.
+    import struct
+
+    from ordauc.report.files import DPI, new_figure, save_figure
+
+    def png_width(path: Path) -> int:
+        return struct.unpack(">I", path.read_bytes()[16:20])[0]
+
+    fig = new_figure(2, 2, constrained=False)
+    fig.add_subplot().text(3.0, 0.5, "a label far to the right", transform=fig.axes[0].transAxes)
+    loose = save_figure(fig, tmp_path, "loose")[0]
+    tight = save_figure(fig, tmp_path, "tight", tight=True)[0]
+    assert png_width(loose) == 2 * DPI and png_width(tight) > 2 * DPI

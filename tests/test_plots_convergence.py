@@ -128,9 +128,9 @@ def test_point_at_the_reference_is_not_drawn_on_the_log_axis() -> None:
     results, curves = _study()
     one = curves[curves["repetition"] == 0]
     conv = convergence(one, results[results["repetition"] == 0], "set")
-    from ordauc.report.convergence import _figure
+    from ordauc.report.files import new_figure
 
-    ax = _figure(4, 3).add_subplot()
+    ax = new_figure(4, 3).add_subplot()
     draw_quantity(ax, conv, RELATIVE_OBJECTIVE, line_styles(conv.solvers))
     drawn = np.concatenate([line.get_ydata() for line in ax.get_lines()])
     assert np.isnan(drawn).sum() == 1 and np.nanmin(drawn) > 0  # P* itself is 0: left out

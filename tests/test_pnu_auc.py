@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from scipy.optimize import check_grad, minimize
 from sklearn.metrics import roc_auc_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordauc.data import load
 from ordauc.solvers.kernel.pnu_auc import MPNUAUC, PNUAUC, reference_width
@@ -265,9 +264,7 @@ def test_memory_estimate_counts_the_basis_matrix():
 # ---------------------------------------------------------------- 6. scikit-learn
 
 
-@parametrize_with_checks([PNUAUC(), MPNUAUC()])
-def test_scikit_learn_estimator_checks(estimator, check) -> None:
-    check(estimator)
+# scikit-learn's estimator checks: tests/test_estimator_checks.py (every registered solver).
 
 
 def test_score_is_minus_the_selection_risk_and_tunes_in_the_runner(write_config, cli, tmp_path):

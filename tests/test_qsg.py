@@ -9,7 +9,9 @@ from sklearn.base import clone
 from ordauc.data import load
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers.dsg import reference as ref
+from ordauc.solvers.dsg.engine import EngineOptions
 from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC
+from ordauc.solvers.dsg.unlabeled import pool_start
 from ordauc.solvers.kernel.samult import SAMULT, gaussian_kernel
 from ordauc.solvers.objective import objective
 
@@ -217,22 +219,22 @@ def test_sparse_input_gives_the_dense_result():
     assert np.array_equal(sparse.decision_function(sp.csr_matrix(X)), dense)
 
 
-# -- f kept on the whole unlabeled pool (engine.pool_start) ------------------------------------
+# -- f kept on the whole unlabeled pool (unlabeled.pool_start) ---------------------------------
 class _Today(QS3ORAO):
-    _pool_rule = "off"  # the sampled batch evaluated against every old block, every iteration
+    # the sampled batch evaluated against every old block, every iteration
+    engine_options = EngineOptions(pool="off")
 
 
 class _TodayBinary(QSGS2AUC):
-    _pool_rule = "off"
+    engine_options = EngineOptions(pool="off")
 
 
 class _SwitchAt25(QS3ORAO):
-    _pool_rule = 25  # batch evaluation for t < 25, then the pool after its catch-up
+    # batch evaluation for t < 25, then the pool after its catch-up
+    engine_options = EngineOptions(pool=25)
 
 
 def test_pool_is_kept_from_the_start_when_it_costs_less_in_all():
-    from ordauc.solvers.dsg.engine import pool_start
-
     # batch: b T(T-1)/2 block-rows; pool: n_u T. 20,000 unlabeled, b = 64, T = 2,000: pool.
     assert pool_start(20_000, 64, 2000) == 1
     assert pool_start(200_000, 64, 2000) == 2001  # never

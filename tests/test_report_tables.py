@@ -289,3 +289,89 @@ def test_cd_diagram_is_written_as_png_and_pdf(tmp_path: Path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cd", "groups.pdf", "groups.png"]
     with pytest.raises(UserError, match="Z"):
         draw_cd({"A": 1.0, "B": 2.0}, [["A", "Z"]], tmp_path / "bad")
+
+
+def _with_outside_solvers() -> pd.DataFrame:
+    """Registered solvers beside two the registry does not hold: ``rbf`` runs a class given by
+    import path, ``mine`` a name nobody registered."""
+    cells = {(d, s): [0.1 * (i + 1) + 0.01 * r for r in range(4)]
+             for d in ("d1", "d2") for i, s in enumerate(("svorex", "rbf", "mine", "svorim"))}
+    results = _results(cells)
+    results["solver_name"] = results["solver"].replace({"rbf": "mysolvers:RbfSVC"})
+    return results
+
+
+def test_a_solver_outside_the_registry_has_its_column_in_every_table(tmp_path: Path):
+    results = _with_outside_solvers()
+    table = metric_table(results, "mze")
+    assert table.methods == ["SVOREX", "rbf", "mine", "SVORIM"]  # the config's order
+    assert table.mean.loc["d1", "rbf"] == pytest.approx(0.215)
+    assert table.average_ranks.tolist() == pytest.approx([1.0, 2.0, 3.0, 4.0])
+    assert "| Dataset | SVOREX | rbf | mine | SVORIM |" in to_markdown(table)
+    assert " & rbf & mine & " in to_latex(table)
+    report = write_report(results, tmp_path / "out", metrics=("mze",))
+    assert "4 methods" in report.summary
+    wdl = (tmp_path / "out" / "wdl_mze.csv").read_text(encoding="utf-8")
+    assert "rbf,mine," in wdl and "mine,rbf," in wdl
+
+
+def test_a_solver_given_by_import_path_is_named_by_its_metadata(
+        monkeypatch: pytest.MonkeyPatch):
+    from ordauc.report import load
+    from ordauc.solvers import SolverMeta, meta_of
+
+    outside = SolverMeta(display="RBF-SVC", tasks=("ordinal",), uses_unlabeled=False)
+    monkeypatch.setattr(load, "meta_of", lambda name: outside if name == "mysolvers:RbfSVC"
+                        else meta_of(name))
+    table = metric_table(_with_outside_solvers(), "mze")
+    assert table.methods == ["SVOREX", "RBF-SVC", "mine", "SVORIM"]
+
+
+def test_statuses_are_cleaned_once_when_the_results_are_read(tmp_path: Path):
+    # The runner writes lower-case statuses; a table edited by hand may not. Every table reads
+    # the statuses as load_results cleaned them.
+    from ordauc.report.load import load_results
+
+    results = _results({("d1", "A"): [0.1, 0.2, "timeout"], ("d1", "B"): [0.3, 0.3, 0.3]})
+    results["status"] = [" OK", "Ok ", "Timeout", "ok", "OK", None]
+    results[["auc", "fit_time_s"]] = [0.8, 1.0]
+    results["key"] = [f"run{i}" for i in range(len(results))]
+    results.to_csv(tmp_path / "results.csv", index=False)
+    table = metric_table(load_results(tmp_path), "mze")
+    assert table.n_ok.loc["d1"].tolist() == [2, 2]
+    assert table.notes.loc["d1", "A"] == "2/3 ok; 1 timeout"
+    assert table.notes.loc["d1", "B"] == "2/3 ok; 1 no status"
+
+
+def test_tables_follow_the_config_kept_in_the_folder_not_the_finish_order(tmp_path: Path):
+    from ordauc.experiment.results import CONFIG_COPY
+    from ordauc.report.load import load_results
+
+    # rows in the order cells finished: B and d2 first
+    results = _results({("d2", "B"): [0.3, 0.3], ("d2", "A"): [0.2, 0.2],
+                        ("d1", "B"): [0.1, 0.2], ("d1", "A"): [0.4, 0.4]})
+    results[["auc", "fit_time_s"]] = [0.8, 1.0]
+    results["key"] = [f"run{i}" for i in range(len(results))]
+    results.to_csv(tmp_path / "results.csv", index=False)
+    assert metric_table(load_results(tmp_path), "mze").methods == ["B", "A"]
+    (tmp_path / CONFIG_COPY).write_text(
+        "datasets: [breast_cancer]\nresampling: {n_labeled: [20]}\n"
+        "solvers: {A: {solver: svorex}, B: {solver: svorim}}\n", encoding="utf-8")
+    table = metric_table(load_results(tmp_path), "mze")
+    assert table.methods == ["A", "B"]  # the config's order; unknown datasets keep theirs
+    assert table.problems == ["d2", "d1"]
+    (tmp_path / CONFIG_COPY).write_text("datasets: [", encoding="utf-8")  # unreadable: ignored
+    assert metric_table(load_results(tmp_path), "mze").methods == ["B", "A"]
+
+
+def test_each_solver_reads_its_own_selection_when_a_study_selects_by_several_metrics():
+    from ordauc.report.load import by_selection
+
+    rows = pd.DataFrame({
+        "solver": ["np", "np", "np", "np", "own", "own", "fixed"],
+        "cv_metric": ["mze", "mae", "mze", "mae", "own", "own", None],
+        "mze": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]})
+    assert by_selection(rows, "mae")["mze"].tolist() == [0.2, 0.4, 0.5, 0.6, 0.7]
+    assert by_selection(rows, "mze")["mze"].tolist() == [0.1, 0.3, 0.5, 0.6, 0.7]
+    # a metric no solver selected by: each solver's first selection
+    assert by_selection(rows, "auc")["mze"].tolist() == [0.1, 0.3, 0.5, 0.6, 0.7]

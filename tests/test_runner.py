@@ -135,6 +135,7 @@ def test_dry_run_lists_cells_and_writes_nothing(test_solvers, write_config, cli,
     cli("run", config, "--out", out)
     before = snapshot(out)
     assert "logs/breast_cancer_failing_ranker_r0_l30_u20.log" in before
+    assert (out / "config.yaml").read_text(encoding="utf-8") == config.read_text(encoding="utf-8")
     code, stdout, _ = cli("run", config, "--out", out, "--dry-run")
     assert code == 0 and snapshot(out) == before
     assert "failed   breast_cancer/failing_ranker/r0/l30/u20  (error: ValueError" in stdout
@@ -212,8 +213,9 @@ def test_columns_metrics_and_transductive_evaluation(test_solvers, write_config,
     expected = ["dataset", "solver", "solver_name", "task", "resampling", "repetition",
                 "n_labeled", "n_unlabeled", "n_test", "eval_set", "status", "message", "auc",
                 "c_index", "mze", "mae", "amae", "mmae", "gm", "ms", "spearman", "tau", "wkappa",
-                "fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "tuning",
-                "cv_metric", "cv_score", "cv_failed", "cv_message", "n_iter", "warnings",
+                "fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb",
+                "fit_key", "shared_fit", "tuning", "cv_metric", "cv_score", "cv_failed",
+                "cv_message", "n_iter", "warnings",
                 "p_delay", "p_gamma", "p_lam", "p_random_state", "p_sigma", "split_seed",
                 "solver_seed", "config_hash", "ordauc_version", "git_sha", "python", "numpy",
                 "platform", "started_at"]
@@ -275,7 +277,9 @@ def test_official_test_split_and_data_dir_reach_the_cell(test_solvers, write_con
         y = (X[:, 0] > 0.5).astype(np.int64)
         return Dataset("with_test", X[:n], y[:n], "binary", 2, X_test=X[n:], y_test=y[n:])
 
-    monkeypatch.setitem(builtin.BUILTIN, "with_test", (with_test, "binary", "has a test split"))
+    monkeypatch.setitem(builtin.BUILTIN, "with_test", builtin.builtin_entry(
+        "with_test", with_test, task="binary", n=120, d=3, n_classes=2, origin="test",
+        licence="none"))
     seen = tmp_path / "data_dirs.txt"
     real_load = data.load
 
@@ -302,3 +306,16 @@ def test_an_output_path_that_is_a_file_is_refused(test_solvers, write_config, cl
     code, _, stderr = cli("run", write_config({**STUDY, "solvers": {"mean_ranker": None}}),
                           "--out", target)
     assert code == 2 and "is a file" in stderr and target.read_text() == "not a folder"
+
+
+def test_peak_memory_of_the_fit_is_measured(test_solvers, write_config, cli,
+                                            tmp_path: Path) -> None:
+    # Both cells fork from the same worker, so the difference of their peaks is the block.
+    block = 600
+    config = write_config({**STUDY, "solvers": {
+        "mean_ranker": None, "block_ranker": {"params": {"block_mb": block}}}})
+    out = tmp_path / "out"
+    assert cli("run", config, "--out", out)[0] == 0
+    peaks = pd.read_csv(out / "results.csv").set_index("solver")["peak_rss_mb"]
+    assert peaks["mean_ranker"] > 0
+    assert abs((peaks["block_ranker"] - peaks["mean_ranker"]) - block) < 0.2 * block

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
-# Columns that legitimately differ between two runs: clocks and the run's environment.
-VARYING = ("fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "started_at",
+# Columns that legitimately differ between two runs: clocks, memory (a cell forked from the
+# main process counts its pages, one forked from a worker the worker's), the environment.
+VARYING = ("fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb", "started_at",
            "ordauc_version", "git_sha", "python", "numpy", "platform")
 
 

@@ -8,7 +8,8 @@ import pandas as pd
 
 from ordauc.report.load import load_results
 
-VARYING = ("fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "started_at")
+VARYING = ("fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb",
+           "started_at")
 
 STUDY = {
     "datasets": ["breast_cancer", "diabetes"],

@@ -89,3 +89,22 @@ def test_memory_need_is_stated_before_fitting():
     # compares this with its limit before a cell starts.
     assert SAMULT().fit_memory_bytes(2000, 3) == 2 * 8 * 2000**2 + 8 * 2000 * 3
     assert MSAMULT().fit_memory_bytes(2000, 3) >= SAMULT().fit_memory_bytes(2000, 3)
+
+
+def test_wrappers_take_their_base_constructor_and_constraints():
+    import inspect
+
+    from sklearn.base import clone
+
+    from ordauc.solvers.kernel.pnu_auc import MPNUAUC, PNUAUC
+
+    for wrapper, base in ((MSAMULT, SAMULT), (MPNUAUC, PNUAUC)):
+        assert inspect.signature(wrapper) == inspect.signature(base)
+        assert wrapper._parameter_constraints is base._parameter_constraints
+        model = wrapper(lam=0.3, sigma=2.0)
+        assert model.get_params() == base(lam=0.3, sigma=2.0).get_params()
+        assert clone(model).get_params() == model.get_params()
+    # the solve is deterministic: no seed to set, none to record in a results table
+    assert "random_state" not in SAMULT().get_params()
+    with pytest.raises(ValueError, match="lam"):
+        MSAMULT(lam=-1.0).fit(np.zeros((4, 2)), np.array([1, 2, 3, -1]))

@@ -112,3 +112,51 @@ def test_repeated_kfold_folds_partition_the_rows(mirror, test_solvers, write_con
         assert np.array_equal(np.sort(np.concatenate(folds)), np.arange(n))
     firsts = [np.sort(folds[0]) for folds in held_out.values()]
     assert not any(np.array_equal(firsts[0], other) for other in firsts[1:])  # new repeats
+
+
+def test_chu_sets_on_the_npsvor_protocol_beside_published_partitions(
+        mirror, test_solvers, write_config, cli, tmp_path: Path) -> None:
+    # The NPSVOR paper: Chu's regression sets cut into 5 equal-frequency bins, each split at
+    # random into its Table I train/test sizes, 5 times; the survey's sets keep their published
+    # partitions. One study, two resamplings.
+    for name in CHU:
+        chu_archive(mirror, name)
+    data_dir = tmp_path / "data"
+    fetch_ok(mirror, data_dir, *CHU)
+    paper = {"kind": "budget", "repeats": 5, "n_labeled": "all", "train_size": "catalogue"}
+    study = {"datasets": [{"name": "boston", "resampling": paper}, "machinecpu"],
+             "resampling": {"kind": "partitions", "partitions": [1, 2]},
+             "solvers": {"mean_ranker": None}}
+    config = write_config(study)
+    code, stdout, _ = cli("run", config, "--dry-run", "--data-dir", data_dir)
+    assert code == 0
+    planned = [line.split()[1] for line in stdout.splitlines() if line.startswith("missing")]
+    assert sorted(k for k in planned if k.startswith("boston/")) == [
+        f"boston/mean_ranker/r{r}/lall/uall" for r in range(5)]
+    assert sum(k.startswith("machinecpu/") for k in planned) == 2
+    table = run_table(cli, write_config, study, tmp_path / "out", data_dir)
+    boston = table[table["dataset"] == "boston"]
+    assert (boston["resampling"] == "budget").all() and (boston["n_labeled"] == 300).all()
+    assert (boston["n_test"] == 206).all()
+    machine = table[table["dataset"] == "machinecpu"]
+    assert (machine["resampling"] == "partitions").all() and (machine["n_labeled"] == 150).all()
+    # equal-frequency classes (the paper's), not Chu's equal-width 77/239/123/36/31
+    counts = np.bincount(data.load("boston", data_dir).y)[1:]
+    assert counts.sum() == 506 and counts.max() - counts.min() <= 3, counts
+    # five different random partitions
+    cfg = load_config(config)
+    plan = make_plan(cfg, str(data_dir))
+    ds = data.load("boston", data_dir)
+    tests = {tuple(np.sort(make_split(ds.y, n_labeled=None, n_unlabeled=None, seeds=c.seeds,
+                                      train_size=300).evaluation))
+             for c in plan.cells if c.dataset.name == "boston"}
+    assert len(tests) == 5
+
+
+def test_train_size_catalogue_needs_published_sizes(write_config, cli, tmp_path: Path) -> None:
+    study = {"datasets": ["breast_cancer"],
+             "resampling": {"kind": "budget", "n_labeled": "all", "train_size": "catalogue"},
+             "solvers": {"svorex": None}}
+    code, _, stderr = cli("run", write_config(study), "--out", tmp_path / "out")
+    assert code == 2 and "has no published train/test sizes" in stderr
+    assert not (tmp_path / "out").exists()

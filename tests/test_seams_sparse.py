@@ -55,7 +55,9 @@ def test_a_sparse_dataset_runs_end_to_end_with_the_dense_results(
         return Dataset("sparse_set", sp.csr_matrix(X) if form["sparse"] else X.copy(), y.copy(),
                        "binary", 2)
 
-    monkeypatch.setitem(builtin.BUILTIN, "sparse_set", (make, "binary", "CSR or dense"))
+    monkeypatch.setitem(builtin.BUILTIN, "sparse_set", builtin.builtin_entry(
+        "sparse_set", make, task="binary", n=300, d=12, n_classes=2, origin="test",
+        licence="none"))
     tables = {}
     for sparse, preprocess in ((False, "none"), (True, "none"), (True, "standardize")):
         form["sparse"] = sparse  # each cell is forked from this process and sees the change

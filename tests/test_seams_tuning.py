@@ -141,7 +141,7 @@ def test_tuning_on_a_label_metric_needs_predict(test_solvers) -> None:
              "tuning": {"folds": 2, "metric": "mae"}}
     plan = make_plan(parse_config({**study, "solvers": {"mean_ranker": {"grid": {
         "sigma": [1, 2]}}}}))
-    assert {c.tuning.metric for c in plan.cells} == {"mae"}
+    assert {c.tuning.metrics for c in plan.cells} == {("mae",)}
     with pytest.raises(UserError, match="tuning metric mae needs labels .predict., and solver "
                                         "'rank_only' has no predict; tune it on auc"):
         make_plan(parse_config({**study, "solvers": {"rank_only": {"grid": {"lam": [1, 2]}}}}))

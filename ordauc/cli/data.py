@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from ordauc.cli import app
+
+if TYPE_CHECKING:
+    from ordauc.data.cache import DataCache
+    from ordauc.data.spec import Entry
 
 _DATA_DIR_HELP = "Data folder (default: $ORDAUC_DATA, else ./datasets)."
 
@@ -25,25 +28,33 @@ def datasets_cmd(
 
     cache = DataCache(resolve_data_dir(data_dir))
     rows = [("name", "task", "n", "d", "classes", "source", "licence", "cached")]
-    for name, (_, task, summary) in BUILTIN.items():
-        size = re.search(r"(\d[\d,]*) x (\d+)", summary)
-        n, d = (size.group(1), size.group(2)) if size else ("any", "any")
-        rows.append((name, task, n, d, "2" if task == "binary" else "5", "built in",
-                     "built in", "built in"))
-    for name, e in CATALOG.items():
-        n = f"{e.n:,}" + (f" +{e.n_test:,}" if e.n_test else "")
-        cached = "no"
-        if cache.is_prepared(name):
-            m = cache.manifest(name)
-            cached = "yes" + (f" ({len(m['warnings'])} warning)" if m.get("warnings") else "")
-            n = f"{m['n']:,}" + (f" +{m['n_test']:,}" if m.get("n_test") else "")
-        rows.append((name, e.task, n, f"{e.d:,}", str(e.n_classes), e.origin,
-                     _short(e.licence), cached))
+    rows += [_row(e, cache) for e in [*BUILTIN.values(), *CATALOG.values()]]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         typer.echo("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
     typer.echo(f"\ndata folder: {cache.root}   (n: training rows, +test rows of the official "
-               "split)")
+               "split; 5 (p): 5 by default, set by the load parameter p)")
+
+
+def _row(entry: Entry, cache: DataCache) -> tuple[str, ...]:
+    """One line of `ordauc datasets`: the entry's fields, the size of a cached copy if any."""
+    n, n_test, cached = entry.n, entry.n_test, "no"
+    if entry.builtin:
+        cached = "built in"
+    elif cache.is_prepared(entry.name):
+        m = cache.manifest(entry.name)
+        cached = "yes" + (f" ({len(m['warnings'])} warning)" if m.get("warnings") else "")
+        n, n_test = m["n"], m.get("n_test")
+    return (entry.name, entry.task,
+            _count(entry, "n", n) + (f" +{n_test:,}" if n_test else ""),
+            _count(entry, "d", entry.d), _count(entry, "n_classes", entry.n_classes),
+            entry.origin, _short(entry.licence), cached)
+
+
+def _count(entry: Entry, field: str, value: int) -> str:
+    """A size with the load parameter that changes it, if one does: ``5 (n_bins)``."""
+    param = entry.set_by.get(field)
+    return f"{value:,}" + (f" ({param})" if param else "")
 
 
 @app.command("fetch")

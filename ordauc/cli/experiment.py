@@ -29,7 +29,7 @@ def solvers_cmd() -> None:
         meta = info.meta
         kind = "semi-supervised" if meta.uses_unlabeled else "supervised"
         wraps = f", k-1 {meta.wrapper_of} models" if meta.wrapper_of else ""
-        typer.echo(f"{name} ({meta.display}, {meta.family}, {kind}{wraps})  "
+        typer.echo(f"{name} ({meta.display}, {kind}{wraps})  "
                    f"[{', '.join(info.tasks)}]  {info.summary}")
         params = ", ".join(f"{k}={v!r}" for k, v in info.defaults.items())
         typer.echo(f"    {params}")
@@ -65,6 +65,10 @@ def run_cmd(
         "datasets not fetched yet included; write nothing.")] = False,
     force: Annotated[bool, typer.Option(
         "--force", help="Run every cell again, even those already done.")] = False,
+    rerun_older: Annotated[bool, typer.Option(
+        "--rerun-older", help="Run again the done cells whose rows another version or commit "
+        "of ordauc made (the dry run lists them as 'done (older code)'); without it they are "
+        "kept.")] = False,
     data_dir: Annotated[Path | None, typer.Option(
         "--data-dir", help="Data cache (default: $ORDAUC_DATA, else ./datasets).",
         show_default=False)] = None,
@@ -87,6 +91,7 @@ def run_cmd(
     settings = load_config(config)
     options = RunOptions(out=out if out is not None else Path("results") / config.stem,
                          n_jobs=n_jobs, backend=backend, scheduler=scheduler, force=force,
+                         rerun_older=rerun_older, config_text=config.read_text(encoding="utf-8"),
                          data_dir=None if data_dir is None else str(data_dir),
                          memory_limit=memory_bytes(memory_limit, "--memory-limit"))
     if dry_run:
@@ -130,6 +135,9 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+SHOWN = {"older": "done (older code)"}  # dry-run words for a cell state
+
+
 def _print_dry_run(config: Config, options: RunOptions) -> None:
     from ordauc.experiment import dry_run
 
@@ -137,7 +145,7 @@ def _print_dry_run(config: Config, options: RunOptions) -> None:
     plan, states = report.plan, report.states
     for state in states:
         detail = f"  ({state.detail})" if state.detail else ""
-        typer.echo(f"{state.state:8} {state.cell.key}{detail}")
+        typer.echo(f"{SHOWN.get(state.state, state.state):8} {state.cell.key}{detail}")
     dropped: dict[str, list[str]] = {}
     for key in report.dropped:
         dataset, _, _, _, unlabeled = key.split("/")
@@ -150,8 +158,8 @@ def _print_dry_run(config: Config, options: RunOptions) -> None:
         typer.echo(f"{'n/a':8} {dataset} x {solver}  ({dataset} is {task}; {solver} solves "
                    f"{', '.join(tasks)})")
     counts = Counter(s.state for s in states)
-    parts = ", ".join(f"{counts[s]} {s}" for s in ("done", "missing", "failed", "stale",
-                                                    "skipped") if counts[s])
+    parts = ", ".join(f"{counts[s]} {SHOWN.get(s, s)}" for s in (
+        "done", "older", "missing", "failed", "stale", "skipped") if counts[s])
     typer.echo(f"{len(states)} cells: {parts}; {len(plan.not_applicable)} dataset-solver "
                f"pair(s) not applicable; nothing written to {options.out}")
     if report.unfetched:

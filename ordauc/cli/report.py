@@ -9,12 +9,15 @@ import typer
 
 from ordauc.cli import app
 
+# The argument both commands read: a results folder of `ordauc run`.
+ResultsDir = Annotated[Path, typer.Argument(
+    help="Results folder written by `ordauc run` (holds results.csv).", metavar="DIR",
+    show_default=False)]
+
 
 @app.command()
 def plot(
-    directory: Annotated[Path, typer.Argument(
-        help="Results folder written by `ordauc run` (holds results.csv).", metavar="DIR",
-        show_default=False)],
+    directory: ResultsDir,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Folder for the figures (default: DIR/figures).", show_default=False)] = None,
     n_labeled: Annotated[int | None, typer.Option(
@@ -26,6 +29,9 @@ def plot(
     complete: Annotated[bool, typer.Option(
         "--complete", help="Draw each AUC boxplot at the largest unlabeled size where every "
         "solver finished all its runs, as in the papers.")] = False,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", help="Metric of the critical-difference diagrams, repeatable (default: "
+        "the study's own, as for `ordauc report`).", show_default=False)] = None,
 ) -> None:
     """Figures from a results folder: AUC boxplots and training-time curves, PNG and PDF.
 
@@ -36,22 +42,20 @@ def plot(
     from ordauc.report.plots import plot_results
 
     written = plot_results(directory, out=out, n_labeled=n_labeled, n_unlabeled=n_unlabeled,
-                           complete=complete)
+                           complete=complete, metrics=tuple(metric) if metric else None)
     for path in written:
         typer.echo(str(path))
 
 
 @app.command()
 def report(
-    directory: Annotated[Path, typer.Argument(
-        help="Results folder written by `ordauc run` (holds results.csv).", metavar="DIR",
-        show_default=False)],
+    directory: ResultsDir,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Folder for the tables (default: DIR/report).", show_default=False)] = None,
     metric: Annotated[list[str] | None, typer.Option(
-        "--metric", help="Metric of the tables, repeatable (default: mze and mae, the NPSVOR "
-        "paper's; any of the metric registry: auc, c_index, mze, mae, amae, mmae, gm, ms, "
-        "spearman, tau, wkappa).", show_default=False)] = None,
+        "--metric", help="Metric of the tables, repeatable (default: the study's own, those "
+        "its config tunes by; any of the metric registry: auc, c_index, mze, mae, amae, mmae, "
+        "gm, ms, spearman, tau, wkappa).", show_default=False)] = None,
     alpha: Annotated[float, typer.Option(
         "--alpha", help="Significance level of the Wilcoxon and Friedman tests.",
         min=0.0, max=1.0)] = 0.05,
@@ -62,12 +66,13 @@ def report(
     LaTeX into DIR/report (or --out); where the results ran a paper's published table's solvers
     on its datasets (AUC-DCD Table 2), that table beside ours. The summary is printed.
     """
-    from ordauc.report.load import load_results
+    from ordauc.report.load import load_results, study_metrics
     from ordauc.report.write import write_report
 
     results = load_results(directory)
     written = write_report(results, out if out is not None else directory / "report",
-                           metrics=tuple(metric or ("mze", "mae")), alpha=alpha)
+                           metrics=tuple(metric or study_metrics(directory, results)),
+                           alpha=alpha)
     typer.echo(written.summary)
     for path in written:
         typer.echo(str(path), err=True)

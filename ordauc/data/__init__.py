@@ -1,21 +1,22 @@
 """Datasets: ``load(name)`` returns a prepared :class:`Dataset`, fetching nothing.
 
-Built-in sets (scikit-learn's bundled data, synthetic generators) need no download; every other
-name comes from the catalogue and must have been prepared by ``ordauc fetch NAME``.
+Every name has a catalogue :class:`~ordauc.data.spec.Entry`. Built-in sets (scikit-learn's
+bundled data, synthetic generators) need no download; every other name comes from the download
+catalogue and must have been prepared by ``ordauc fetch NAME``.
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 from pathlib import Path
 from typing import Any
 
 from ordauc.data.builtin import BUILTIN, load_builtin
 from ordauc.data.dataset import Dataset, Task
+from ordauc.data.spec import Entry
 from ordauc.errors import UserError
 
-__all__ = ["Dataset", "Task", "dataset_params", "is_prepared", "load", "names",
+__all__ = ["Dataset", "Entry", "Task", "dataset_params", "entry", "is_prepared", "load", "names",
            "partition_indices", "resolve_data_dir", "task_of"]
 
 # Published partitions by recipe, as the sources publish them: Chu Wei's 20 (numbered 1..20, for
@@ -30,7 +31,8 @@ def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
     return Path(os.environ.get("ORDAUC_DATA", "datasets"))
 
 
-def _catalog() -> dict[str, Any]:
+def _catalog() -> dict[str, Entry]:
+    # The download catalogue is imported on first use: the command line starts without it.
     from ordauc.data.catalog import CATALOG
 
     return CATALOG
@@ -41,28 +43,31 @@ def names() -> list[str]:
     return list(BUILTIN) + sorted(n for n in _catalog() if n not in BUILTIN)
 
 
+def entry(name: str) -> Entry:
+    """The catalogue entry of a built-in or downloadable dataset; :class:`UserError` naming the
+    known datasets for any other name."""
+    found = BUILTIN[name] if name in BUILTIN else _catalog().get(name)
+    if found is None:
+        raise UserError(f"unknown dataset {name!r}; known datasets are: {', '.join(names())}")
+    return found
+
+
 def task_of(name: str) -> Task:
     """``binary`` or ``ordinal`` for a known name, without loading anything."""
-    if name in BUILTIN:
-        return BUILTIN[name][1]  # type: ignore[return-value]
-    catalog = _catalog()
-    if name in catalog:
-        return catalog[name].task
-    raise UserError(f"unknown dataset {name!r}; known datasets are: {', '.join(names())}")
+    return entry(name).task
 
 
 def dataset_params(name: str) -> list[str]:
     """The keyword parameters a dataset accepts (generators' size and seed, bin counts)."""
-    if name in BUILTIN:
-        return list(inspect.signature(BUILTIN[name][0]).parameters)
-    task_of(name)  # raises for unknown names
-    return [*_catalog()[name].params, "n_rows"]  # n_rows: a seeded subset (ordauc.data.store)
+    found = entry(name)
+    if found.builtin:
+        return list(found.params)
+    return [*found.params, "n_rows"]  # n_rows: a seeded subset (ordauc.data.store)
 
 
 def is_prepared(name: str, data_dir: str | os.PathLike[str] | None = None) -> bool:
     """Whether ``load(name)`` finds its data: always for built-in sets, else once fetched."""
-    task_of(name)  # raises for unknown names
-    if name in BUILTIN:
+    if entry(name).builtin:  # raises for unknown names
         return True
     from ordauc.data.cache import DataCache
 
@@ -95,9 +100,8 @@ def partition_indices(name: str, data_dir: str | os.PathLike[str] | None = None,
     """The published partitions of ``name`` (``load(name, partition=i)``), without loading data:
     from the prepared manifest when fetched, else from what the source publishes. Raises
     :class:`UserError` for a dataset without published partitions."""
-    task_of(name)
-    entry = None if name in BUILTIN else _catalog()[name]
-    if entry is None or entry.recipe not in _PARTITIONS:
+    found = entry(name)
+    if found.recipe not in _PARTITIONS:
         with_parts = sorted(n for n, e in _catalog().items() if e.recipe in _PARTITIONS)
         raise UserError(f"dataset {name!r} has no published partitions; datasets with "
                         f"partitions are: {', '.join(with_parts)}")
@@ -112,4 +116,4 @@ def partition_indices(name: str, data_dir: str | os.PathLike[str] | None = None,
                             f"{params.get('n_bins')}")
         first = int(part["first_index"])
         return list(range(first, first + int(part["count"])))
-    return list(_PARTITIONS[entry.recipe])
+    return list(_PARTITIONS[found.recipe])

@@ -1,17 +1,22 @@
 """Datasets that need no network: scikit-learn's bundled sets and seeded synthetic generators.
 
-Features are scaled to [0, 1] per column, as both QSG papers do before splitting.
+Each is a catalogue :class:`~ordauc.data.spec.Entry` (recipe ``builtin``) whose loader makes the
+arrays; its ``params`` are the loader's keyword parameters, and ``set_by`` names those that
+change its size or its number of classes. Features are scaled to [0, 1] per column, as both QSG
+papers do before splitting.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ordauc.data.dataset import Dataset
+from ordauc.data.dataset import Dataset, Task
 from ordauc.data.discretize import equal_frequency
+from ordauc.data.spec import BUILTIN_RECIPE, Entry
 
 
 def minmax_scale(X: np.ndarray) -> np.ndarray:
@@ -85,13 +90,49 @@ def synthetic_ordinal(n: int = 10_000, d: int = 20, seed: int = 0, n_classes: in
                          "discretisation": {"rule": "equal_frequency", "n_bins": n_classes}})
 
 
-BUILTIN: dict[str, tuple[Callable[..., Dataset], str, str]] = {
-    "breast_cancer": (breast_cancer, "binary", "scikit-learn's breast cancer, 569 x 30"),
-    "diabetes": (diabetes, "ordinal", "scikit-learn's diabetes, 442 x 10, 5 equal-frequency bins"),
-    "synthetic_binary": (synthetic_binary, "binary", "seeded nonlinear binary data, any n x d"),
-    "synthetic_ordinal": (synthetic_ordinal, "ordinal", "seeded nonlinear ordinal data, any n x d"),
-}
+def builtin_entry(name: str, loader: Callable[..., Dataset], *, task: Task, n: int, d: int,
+                  n_classes: int, origin: str, licence: str, citation: str = "",
+                  set_by: dict[str, str] | None = None, notes: str = "") -> Entry:
+    """The catalogue entry of a set made by ``loader``: its parameters are the loader's keyword
+    parameters with their defaults, and ``n``, ``d``, ``n_classes`` what those defaults give."""
+    params = {p.name: None if p.default is inspect.Parameter.empty else p.default
+              for p in inspect.signature(loader).parameters.values()}
+    return Entry(name=name, task=task, paper="", recipe=BUILTIN_RECIPE, sources={}, n=n, d=d,
+                 n_classes=n_classes, origin=origin, licence=licence, citation=citation,
+                 params=params, notes=notes, set_by=dict(set_by or {}), loader=loader)
+
+
+GENERATED = "seeded generator (ordauc)"
+NO_LICENCE_NEEDED = "none needed (generated data)"
+
+BUILTIN: dict[str, Entry] = {e.name: e for e in (
+    builtin_entry("breast_cancer", breast_cancer, task="binary", n=569, d=30, n_classes=2,
+                  origin="scikit-learn (UCI)", licence="CC BY 4.0 (UCI)",
+                  citation="Street, Wolberg & Mangasarian 1993; UCI Breast Cancer Wisconsin "
+                           "(Diagnostic); scikit-learn's load_breast_cancer",
+                  notes="positive class 1 = malignant (212 rows)"),
+    builtin_entry("diabetes", diabetes, task="ordinal", n=442, d=10, n_classes=5,
+                  origin="scikit-learn",
+                  licence="no licence stated by the source; shipped with scikit-learn "
+                          "(BSD-3-Clause)",
+                  citation="Efron, Hastie, Johnstone & Tibshirani, Least angle regression, "
+                           "Annals of Statistics 2004; scikit-learn's load_diabetes",
+                  set_by={"n_classes": "n_bins"},
+                  notes="disease progression cut into n_bins equal-frequency classes"),
+    builtin_entry("synthetic_binary", synthetic_binary, task="binary", n=10_000, d=20,
+                  n_classes=2, origin=GENERATED, licence=NO_LICENCE_NEEDED,
+                  set_by={"n": "n", "d": "d"},
+                  notes="uniform features; label = noisy nonlinear score above a cut"),
+    builtin_entry("synthetic_ordinal", synthetic_ordinal, task="ordinal", n=10_000, d=20,
+                  n_classes=5, origin=GENERATED, licence=NO_LICENCE_NEEDED,
+                  set_by={"n": "n", "d": "d", "n_classes": "n_classes"},
+                  notes="uniform features; the noisy nonlinear score cut into equal-frequency "
+                        "classes"),
+)}
 
 
 def load_builtin(name: str, **params: Any) -> Dataset:
-    return BUILTIN[name][0](**params)
+    """The built-in set ``name`` made with ``params``."""
+    loader = BUILTIN[name].loader
+    assert loader is not None  # every entry of BUILTIN is built by builtin_entry
+    return loader(**params)

@@ -1,9 +1,10 @@
 """The download catalogue: every dataset of the four papers, name -> :class:`Entry`.
 
-Sources, formats and checksum leads come from the project's dataset research notes; sizes and
-classes from the papers' tables (QSG-S2AUC Table 2, QS3ORAO Table 2, AUC-DCD Table 1, NPSVOR
-Table I). Checksums are pinned only where a host or independent third-party code publishes
-them; every other file is trusted on first download (see ``ordauc.data.download``).
+Sources and formats are those the hosts publish; sizes and classes come from the papers' tables
+(QSG-S2AUC Table 2, QS3ORAO Table 2, AUC-DCD Table 1, NPSVOR Table I). The built-in sets are
+entries of :mod:`ordauc.data.builtin`, not of this catalogue (they have nothing to fetch).
+Checksums are pinned only where a host or independent third-party code publishes them; every
+other file is trusted on first download (see ``ordauc.data.download``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def _csv(target: int, header: bool = False, **extra: Any) -> dict[str, Any]:
     return {"format": {"kind": "csv", "header": header}, "target": target, **extra}
 
 
-_QSG_ENTRIES = [
+# The QSG-S2AUC paper's sets (its Table 2), in its order; benchmarks read them too.
+QSG_ENTRIES = [
     _qsg("codrna", "svmlight", {"train": libsvm("binary/cod-rna"),
                                 "test": libsvm("binary/cod-rna.t")},
          59_535, 8, "LIBSVM", LIBSVM_LICENCE,
@@ -137,5 +139,5 @@ def _dcd(name: str, files: tuple[str, str | None], n: int, n_test: int | None, d
 
 
 CATALOG: dict[str, Entry] = {e.name: e for e in
-                             [*_QSG_ENTRIES, *(_dcd(*row) for row in _DCD_SETS), *QS3ORAO,
+                             [*QSG_ENTRIES, *(_dcd(*row) for row in _DCD_SETS), *QS3ORAO,
                               *NPSVOR]}

@@ -9,6 +9,7 @@ from ordauc.data.spec import CC_BY, UCI, Entry, Source
 QS3 = "QS3ORAO (Shi et al., AAAI 2020)"
 NPS = "NPSVOR (Wang et al., IEEE Trans. Cybernetics 2017)"
 BINNED: dict[str, Any] = {"n_bins": 5, "binning": "equal_frequency"}
+BINS_SET_CLASSES = {"n_classes": "n_bins"}  # a regression target cut into n_bins classes
 AMAZON = "http://snap.stanford.edu/data/amazon/productGraph/categoryFiles"
 CHU = "http://www.gatsby.ucl.ac.uk/~chuwei/data"
 TORGO = "https://www.dcc.fc.up.pt/~ltorgo/Regression"
@@ -24,7 +25,7 @@ def _qs3(name: str, sources: dict[str, Source], n: int, d: int, options: dict[st
          notes: str = "") -> Entry:
     return Entry(name=name, task="ordinal", paper=QS3, recipe="table", sources=sources, n=n,
                  d=d, n_classes=5, origin=origin, licence=licence, citation=citation,
-                 n_test=n_test, params=dict(BINNED), notes=notes,
+                 n_test=n_test, params=dict(BINNED), set_by=dict(BINS_SET_CLASSES), notes=notes,
                  options={"label_kind": "regression_target", "scale": "minmax", **options})
 
 
@@ -87,7 +88,7 @@ def _chu(name: str, zipname: str, folder: str, stem: str, n: int, d: int, split:
                                             (f"{CHU}/ordinal_{zipname}.zip",))},
                  n=n, d=d, n_classes=5, origin="Chu Wei", licence=CHU_LICENCE,
                  citation=CHU_CITE, options={"folder": folder, "stem": stem, "split": split},
-                 params={**BINNED, "partition": None},
+                 params={**BINNED, "partition": None}, set_by=dict(BINS_SET_CLASSES),
                  notes=f"NPSVOR Table I split {split[0]}/{split[1]}; partition=1..20 gives "
                        "Chu's own files (equal-width bins, n_bins 5 or 10); features unscaled "
                        "(NPSVOR standardises on each training split)")
@@ -100,7 +101,7 @@ def _regression(name: str, source: Source, n: int, d: int, split: tuple[int, int
                  sources={"archive" if "train" in options else "train": source}, n=n, d=d,
                  n_classes=5, origin=origin, licence=licence, citation=citation,
                  options={"label_kind": "regression_target", "split": split, **options},
-                 params=dict(BINNED),
+                 params=dict(BINNED), set_by=dict(BINS_SET_CLASSES),
                  notes=f"NPSVOR Table I split {split[0]}/{split[1]}; {notes}; features unscaled")
 
 

@@ -4,14 +4,16 @@ A :class:`Source` is one file as published: its original name (``--mirror`` look
 that name), the hosts that serve exactly those bytes, and a checksum pin when a trustworthy one
 exists. An :class:`Entry` is one dataset: sources by role, the recipe that prepares them, the
 expected shape and classes, and the load-time parameters (``ordauc.data.load(name, **params)``).
+Built-in sets (:mod:`ordauc.data.builtin`) are entries too, with a loader instead of sources.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ordauc.data.dataset import Task
+from ordauc.data.dataset import Dataset, Task
 
 LS = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets"
 UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
@@ -20,6 +22,7 @@ LIBSVM_LICENCE = ("no licence stated by LIBSVM (data from UCI, Statlog, StatLib 
 LIBSVM_CITE = ("Chang & Lin, LIBSVM: a library for support vector machines, ACM TIST 2011; "
                "datasets page https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/")
 CC_BY = "CC BY 4.0 (UCI Machine Learning Repository)"
+BUILTIN_RECIPE = "builtin"
 
 
 @dataclass(frozen=True)
@@ -47,9 +50,35 @@ def libsvm(path: str) -> Source:
     return Source(path.rsplit("/", 1)[-1], (f"{LS}/{path}",))
 
 
+SIZES = ("n", "d", "n_classes")  # the fields of an entry a load parameter may change
+
+
 @dataclass(frozen=True)
 class Entry:
-    """A catalogue row: one dataset of one of the four papers."""
+    """A catalogue row: one dataset, downloaded and prepared or built in.
+
+    Parameters
+    ----------
+    name : the dataset's name in configs and on the command line.
+    task : ``binary`` or ``ordinal``.
+    paper : the paper whose experiments use it (empty for the built-in sets).
+    recipe : how the downloaded files are prepared (:func:`ordauc.data.prepare.recipes`), or
+        ``builtin`` for a set made by ``loader``.
+    sources : the published files by role (none for a built-in set).
+    n, d, n_classes : rows (the training rows where the source splits), features and classes,
+        as the papers report them, or as a built-in set gives them with its defaults.
+    origin : where the data comes from (a host, a collection, a generator).
+    licence : the terms of use, as the source states them.
+    citation : whom to cite.
+    n_test : rows of the source's official test split, if it has one.
+    options : what the recipe needs to know about the files.
+    params : the keyword parameters ``ordauc.data.load`` accepts, with their defaults.
+    redistributable : whether the prepared data may be shared.
+    notes : anything else a user should know.
+    set_by : the load parameter that changes ``n``, ``d`` or ``n_classes`` from the value
+        above, per field (a generator's size, a bin count).
+    loader : for a built-in set, the function that makes it from ``params``.
+    """
 
     name: str
     task: Task
@@ -67,7 +96,21 @@ class Entry:
     params: dict[str, Any] = field(default_factory=dict)
     redistributable: bool = True
     notes: str = ""
+    set_by: dict[str, str] = field(default_factory=dict)
+    loader: Callable[..., Dataset] | None = None
 
     def __post_init__(self) -> None:
         if self.task not in ("binary", "ordinal"):
             raise ValueError(f"{self.name}: task must be binary or ordinal")
+        if (self.loader is None) == (self.recipe == BUILTIN_RECIPE):
+            raise ValueError(f"{self.name}: a loader makes exactly the entries of recipe "
+                             f"{BUILTIN_RECIPE!r}")
+        for size, param in self.set_by.items():
+            if size not in SIZES or param not in self.params:
+                raise ValueError(f"{self.name}: set_by maps a field of {SIZES} to a parameter "
+                                 f"of params, got {size!r}: {param!r}")
+
+    @property
+    def builtin(self) -> bool:
+        """Whether the set is made by its loader, with nothing to download or prepare."""
+        return self.loader is not None

@@ -1,11 +1,15 @@
-"""One cell, start to end: dataset -> split -> tune -> fit -> score -> one results row.
+"""One fit, start to end: dataset -> split -> tune -> fit -> score -> the rows of its cells.
 
-:func:`run_cell` is what an execution backend calls. It never raises for a cell's own failure: a
-raising solver gives status ``error`` (with the full traceback kept for ``OUT/logs``),
-:class:`~ordauc.errors.ResourceLimitError` gives ``skipped``, and a cell past its timeout is
-killed and gives ``timeout``. The estimator arrives already built by the parent and the dataset
-as a handle, so workers never consult the solver registry or the config. :func:`measure` is the
-cell's work itself, which ``ordauc run --debug`` calls in-process to let exceptions through.
+A task is one fit and the cells it serves: one cell for a semi-supervised solver, and for a
+supervised one every ``n_unlabeled`` cell of its labeled set (:attr:`Cell.fit_key`): the
+labeled rows are the same for every unlabeled budget, so the model is tuned and fitted once and
+scored on each cell's evaluation set. :func:`run_cell` is what an execution backend calls. It
+never raises for a failure of the fit: a raising solver gives status ``error`` (with the full
+traceback kept for ``OUT/logs``), :class:`~ordauc.errors.ResourceLimitError` gives ``skipped``,
+and a task past its timeout is killed and gives ``timeout``, for every cell of the task. The
+estimator arrives already built by the parent and the dataset as a handle, so workers never
+consult the solver registry. :func:`measure` is the work itself, which ``ordauc run --debug``
+calls in-process to let exceptions through.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import time
 import traceback
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -23,13 +27,14 @@ import numpy as np
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
+from ordauc.config import Config
 from ordauc.errors import ResourceLimitError
 from ordauc.experiment.evaluate import CurveRecorder, evaluate
 from ordauc.experiment.isolate import CellTimeout, ChildDied, run_isolated
-from ordauc.experiment.plan import Cell
+from ordauc.experiment.plan import Cell, split_of
 from ordauc.experiment.preflight import SplitSizes
 from ordauc.experiment.tuning import OWN, InnerCV, TestSelection, fit_timed
-from ordauc.splits import Split, cv_folds, eval_arrays, make_split, train_arrays
+from ordauc.splits import Split, cv_folds, eval_arrays, train_arrays
 
 _MESSAGE_CHARS = 500
 
@@ -52,140 +57,213 @@ class DatasetRef:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """The parts of the config every cell needs."""
-
-    resampling: str
-    folds: int
-    test_size: float
-    sampling: str
-    evaluate: str
-    preprocess: str
-    timeout: float | None
-    curves_every: int | None
-    memory_budget: int | None = None  # bytes one cell may use: shared grid passes split to it
-    curves_until: int | None = None  # no checkpoint recorded after this iteration
-
-
-@dataclass(frozen=True)
 class CellTask:
-    """Everything a worker needs to run one cell (picklable)."""
+    """Everything a worker needs to run one fit and score its cells (picklable).
 
-    cell: Cell
+    ``cells`` share their tuning and fits (the same :attr:`Cell.fit_key`); ``sizes`` are
+    theirs, in order. ``shared_fit`` says whether one fit serves several unlabeled budgets of
+    the plan (a supervised solver), even when fewer of them are run now; a row's
+    ``shared_fit`` column is also true where selection metrics chose the same point.
+    """
+
+    cells: tuple[Cell, ...]
     estimator: Any  # unfitted, with the config's fixed params
     iterative: bool  # the estimator accepts fit(..., checkpoint=)
     data: Any  # a DatasetRef, or any object with .load(**params)
-    sizes: SplitSizes
-    settings: Settings
+    sizes: tuple[SplitSizes, ...]
+    config: Config
     provenance: dict[str, str]
+    memory_budget: int | None = None  # bytes one cell may use: shared grid passes split to it
     guard: Any = None  # the backend's orphan guard (see isolate.run_isolated), or None
+    shared_fit: bool = False
+
+    @property
+    def cell(self) -> Cell:
+        """The first cell: the one whose split the fit trains on (all share it)."""
+        return self.cells[0]
 
 
-def run_cell(task: CellTask) -> dict[str, Any]:
-    """The results row of one cell, whatever happens to it, with two private entries the
-    runner takes out: ``_curves`` (curve rows) and ``_traceback`` (of a failure).
+def run_cell(task: CellTask) -> list[dict[str, Any]]:
+    """The results rows of the task's cells, whatever happens to the fit, each with three
+    private entries the runner takes out: ``_curves`` (curve rows), ``_tuning`` (every grid
+    point's score) and ``_traceback`` (of a failure).
 
     BLAS gets one thread here rather than in the pool, so that ``--n-jobs 1`` (in-process) and
     ``--n-jobs N`` compute the same numbers and do not oversubscribe the cores.
     """
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     start = time.perf_counter()
-    measured: dict[str, Any] = {}
+    measured: list[dict[str, Any]] = [{} for _ in task.cells]
     with threadpool_limits(limits=1):
         try:
             status, message, measured = run_isolated(partial(_guarded, task),
-                                                      task.settings.timeout, task.guard)
+                                                      task.config.timeout, task.guard)
         except CellTimeout as exc:
             status, message = "timeout", str(exc)
         except ChildDied as exc:
             status, message = "error", str(exc)
-    return {**identity(task), **measured, "status": status, "message": message,
-            "wall_time_s": time.perf_counter() - start, "started_at": started}
+    wall = time.perf_counter() - start
+    return [{**identity(task, i), **part, "status": status, "message": message,
+             "wall_time_s": wall, "started_at": started}
+            for i, part in enumerate(measured)]
 
 
-def identity(task: CellTask) -> dict[str, Any]:
-    """The columns every row has, failed or not."""
-    cell = task.cell
+def identity(task: CellTask, i: int = 0) -> dict[str, Any]:
+    """The columns every row of cell ``task.cells[i]`` has, failed or not."""
+    cell, sizes = task.cells[i], task.sizes[i]
     return {"key": cell.key, "dataset": cell.dataset.label, "solver": cell.solver.label,
             "solver_name": cell.solver.name, "task": cell.task,
-            "resampling": task.settings.resampling, "repetition": cell.repetition,
-            "n_labeled": task.sizes.n_labeled, "n_unlabeled": task.sizes.n_unlabeled,
-            "n_test": task.sizes.n_test, "eval_set": task.settings.evaluate,
+            "resampling": cell.resampling.kind, "repetition": cell.repetition,
+            "n_labeled": sizes.n_labeled, "n_unlabeled": sizes.n_unlabeled,
+            "n_test": sizes.n_test, "eval_set": task.config.evaluate,
+            "fit_key": cell.fit_key, "shared_fit": task.shared_fit,
             "tuning": cell.tuning.kind if cell.tuned else "none",
-            "cv_metric": cell.tuning.metric if cell.tuned else "",
+            "cv_metric": cell.cv_metric,
             "split_seed": cell.seeds.inner, "solver_seed": cell.solver_seed,
             "config_hash": cell.config_hash, **task.provenance}
 
 
-def _guarded(task: CellTask) -> tuple[str, str, dict[str, Any]]:
-    """(status, message, measured columns); runs in the forked child."""
+def _guarded(task: CellTask) -> tuple[str, str, list[dict[str, Any]]]:
+    """(status, message, measured columns per cell); runs in the forked child, whose peak
+    resident memory is the ``peak_rss_mb`` of every row, failed or not."""
     try:
-        return "ok", "", measure(task)
+        status, message, measured = "ok", "", measure(task)
     except ResourceLimitError as exc:
-        return "skipped", one_line(str(exc)), {}
+        status, message, measured = "skipped", one_line(str(exc)), [{} for _ in task.cells]
     except Exception as exc:
-        return "error", describe(exc), {"_traceback": traceback.format_exc()}
+        trace = traceback.format_exc()
+        status, message = "error", describe(exc)
+        measured = [{"_traceback": trace} for _ in task.cells]
+    peak = peak_rss_mb()
+    return status, message, [{**part, "peak_rss_mb": peak} for part in measured]
 
 
-def split_of(task: CellTask, dataset: Any) -> Split:
-    """The cell's split of ``dataset`` (the repetition's training source)."""
-    cell, s = task.cell, task.settings
-    return make_split(dataset.y, kind=s.resampling, repetition=cell.repetition,
-                      n_labeled=cell.n_labeled, n_unlabeled=cell.n_unlabeled, seeds=cell.seeds,
-                      has_official_test=dataset.y_test is not None, test_size=s.test_size,
-                      sampling=s.sampling, evaluate=s.evaluate, folds=s.folds)
+def peak_rss_mb() -> float | None:
+    """Peak resident memory (MB, 2**20 bytes) of this process and of the children it waited
+    for, or None where the platform does not say. In the cell's forked child this counts the
+    pages it shares with the worker it was forked from, as the operating system does."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX platform
+        return None
+    kb = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+             resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    return kb / 1024.0  # Linux reports kilobytes
 
 
 def load_repetition(task: CellTask) -> Any:
     """The dataset as the cell's repetition sees it (a published partition, or the whole)."""
-    if task.settings.resampling == "partitions":
+    if task.cell.resampling.kind == "partitions":
         return task.data.load(partition=task.cell.repetition)
     return task.data.load()
 
 
-def measure(task: CellTask) -> dict[str, Any]:
-    """Tune, fit and score the cell; the measured columns. Raises on the cell's failures."""
-    cell, settings = task.cell, task.settings
+def training_arrays(cell: Cell, dataset: Any, split: Split) -> tuple[Any, np.ndarray]:
+    """What the solver is fitted on: the labeled rows then the unlabeled ones (y = -1), or the
+    labeled rows alone for a supervised solver, which the runner, not the solver, restricts."""
+    if cell.labeled_only:
+        return dataset.X[split.labeled], np.asarray(dataset.y)[split.labeled]
+    return train_arrays(dataset.X, dataset.y, split)
+
+
+def measure(task: CellTask) -> list[dict[str, Any]]:
+    """Tune, fit and score the task; the measured columns of each of its cells. Raises on the
+    fit's failures.
+
+    The tuner runs once for every selection metric of the task's cells; each distinct chosen
+    point is fitted once and serves the cells that chose it.
+    """
+    cell, config = task.cell, task.config
     dataset = load_repetition(task)
-    split = split_of(task, dataset)
-    X, y = train_arrays(dataset.X, dataset.y, split)
-    X_eval, y_eval = eval_arrays(dataset, split)
-    if settings.preprocess == "standardize":
-        X, X_eval = _standardize(X, X_eval)
+    splits = [split_of(c, dataset, config) for c in task.cells]
+    X, y = training_arrays(cell, dataset, splits[0])
+    targets = [eval_arrays(dataset, split) for split in splits]
+    if config.preprocess == "standardize":
+        X, targets = _standardize(X, targets)
     estimator = clone(task.estimator)
     if "random_state" in estimator.get_params(deep=False):
         estimator.set_params(random_state=cell.solver_seed)
-    n_labeled = int(split.labeled.size)
+    names = list(dict.fromkeys(c.cv_metric or cell.tuning.metrics[0] for c in task.cells))
+    n_labeled = int(splits[0].labeled.size)
     if cell.tuning.kind == "test":
-        tuner: Any = TestSelection(X_eval, y_eval, cell.tuning.metric, cell.task,
-                                   dataset.n_classes, describe)
+        X_eval, y_eval = targets[0]  # tuning on the evaluation rows: their cells share them
+        tuner: Any = TestSelection(X_eval, y_eval, names, cell.task, dataset.n_classes,
+                                   describe)
     else:
-        folds = (cv_folds(y[:n_labeled], split.unlabeled.size, cell.tuning.folds,
-                          cell.seeds.inner, split_unlabeled=cell.tuning.metric == OWN)
+        folds = (cv_folds(y[:n_labeled], y.size - n_labeled, cell.tuning.folds,
+                          cell.seeds.inner, split_unlabeled=OWN in names)
                  if cell.tuned else [])
-        tuner = InnerCV(folds, cell.tuning.metric, cell.task, dataset.n_classes, describe,
-                        shared=cell.tuning.shared, max_bytes=settings.memory_budget)
+        tuner = InnerCV(folds, names, cell.task, dataset.n_classes, describe,
+                        shared=cell.tuning.shared, max_bytes=task.memory_budget)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         tuned = tuner.tune(estimator, X, y, cell.solver.grid)
-        final, fit_time, curves = tuned.model, tuned.fit_time_s, []
-        if final is None:
-            final = clone(estimator).set_params(**tuned.params)
-            recorder = None
-            if task.iterative and settings.curves_every:
-                recorder = CurveRecorder(settings.curves_every, X_eval, y_eval, cell.task,
-                                         dataset.n_classes, until=settings.curves_until)
-            fit_time = fit_timed(final, X, y, **({"checkpoint": recorder} if recorder else {}))
-            if recorder is not None:
-                fit_time -= recorder.paused_s
-                curves = recorder.rows
-        scores = evaluate(final, X_eval, y_eval, cell.task, dataset.n_classes)
-    return {**scores, "fit_time_s": fit_time, "cv_time_s": tuned.time_s,
-            "cv_score": tuned.score, "cv_failed": tuned.failed,
-            "cv_message": one_line(tuned.first_failure),
-            "n_iter": _n_iter(final), "warnings": _warnings(caught),
-            **{f"p_{k}": v for k, v in effective_params(final).items()},
-            "_curves": curves}
+        fits: dict[str, _Fit] = {}
+        for name in names:
+            point = _point_key(tuned[name].params)
+            if point not in fits:
+                users = [i for i, c in enumerate(task.cells)
+                         if _point_key(tuned[c.cv_metric or names[0]].params) == point]
+                fits[point] = _fit(task, estimator, tuned[name], X, y,
+                                   [targets[i] for i in users], dataset.n_classes)
+                fits[point].users = users
+        rows: list[dict[str, Any]] = [{} for _ in task.cells]
+        for fit in fits.values():
+            for at, i in enumerate(fit.users):
+                X_eval, y_eval = targets[i]
+                rows[i] = {**evaluate(fit.model, X_eval, y_eval, cell.task, dataset.n_classes),
+                           "_curves": fit.curves[at], "_fit": fit}
+    out = []
+    for c, row in zip(task.cells, rows, strict=True):
+        fit, choice = row.pop("_fit"), tuned[c.cv_metric or names[0]]
+        out.append({**row, "_tuning": _points(choice, c.cv_metric or names[0]),
+                    "shared_fit": task.shared_fit or len(fit.users) > 1,
+                    "fit_time_s": fit.seconds, "cv_time_s": choice.time_s,
+                    "cv_score": choice.score, "cv_failed": choice.failed,
+                    "cv_message": one_line(choice.first_failure),
+                    "n_iter": _n_iter(fit.model), "warnings": _warnings(caught),
+                    **{f"p_{k}": v for k, v in effective_params(fit.model).items()}})
+    return out
+
+
+@dataclass
+class _Fit:
+    """One fitted model of a task, the seconds it took and its curve rows per served cell."""
+
+    model: Any
+    seconds: float
+    curves: list[list[dict[str, Any]]]
+    users: list[int] = field(default_factory=list)
+
+
+def _points(choice: Any, metric: str) -> list[dict[str, Any]]:
+    """The score of every grid point behind a row's choice (the rows of
+    ``tuning_scores.csv``): mean over the inner folds, or on the evaluation rows."""
+    return [{"point": i, "metric": metric, "score": score,
+             **{f"p_{k}": v for k, v in params.items()}}
+            for i, (params, score) in enumerate(choice.points)]
+
+
+def _point_key(params: dict[str, Any]) -> str:
+    return repr(sorted(params.items()))
+
+
+def _fit(task: CellTask, estimator: Any, choice: Any, X: Any, y: np.ndarray,
+         targets: list[tuple[Any, np.ndarray]], n_classes: int) -> _Fit:
+    """The chosen point's model: the tuner's own (``tuning: test``), else fitted on the
+    training rows, with curves on ``targets`` for an iterative solver when the study asks."""
+    if choice.model is not None:
+        return _Fit(choice.model, choice.fit_time_s, [[] for _ in targets])
+    config = task.config
+    model = clone(estimator).set_params(**choice.params)
+    recorder = None
+    if task.iterative and config.curves_every:
+        recorder = CurveRecorder(config.curves_every, targets, task.cell.task, n_classes,
+                                 until=config.curves_until)
+    seconds = fit_timed(model, X, y, **({"checkpoint": recorder} if recorder else {}))
+    if recorder is None:
+        return _Fit(model, seconds, [[] for _ in targets])
+    return _Fit(model, seconds - recorder.paused_s, recorder.rows)
 
 
 def effective_params(model: Any) -> dict[str, Any]:
@@ -213,14 +291,16 @@ def _warnings(caught: list[warnings.WarningMessage]) -> str:
     return one_line(" | ".join(seen))
 
 
-def _standardize(X: Any, X_eval: Any) -> tuple[Any, Any]:
-    """z-score every feature with the training rows' mean and std (constant features are only
-    centred), as ORCA and the NPSVOR paper do."""
+def _standardize(X: Any, targets: list[tuple[Any, np.ndarray]]
+                 ) -> tuple[Any, list[tuple[Any, np.ndarray]]]:
+    """z-score every feature with the mean and std of the rows the solver trains on (constant
+    features are only centred), as ORCA and the NPSVOR paper do; the evaluation rows with the
+    same statistics."""
     from sklearn.preprocessing import StandardScaler
 
     sparse = hasattr(X, "toarray")
     scaler = StandardScaler(with_mean=not sparse).fit(X)
-    return scaler.transform(X), scaler.transform(X_eval)
+    return scaler.transform(X), [(scaler.transform(Xe), ye) for Xe, ye in targets]
 
 
 def describe(exc: BaseException) -> str:

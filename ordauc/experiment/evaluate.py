@@ -41,23 +41,27 @@ def evaluate(model: Any, X: Any, y: np.ndarray, task: str, n_classes: int) -> di
 
 
 class CurveRecorder:
-    """A :class:`~ordauc.solvers._base.Checkpoint` that records the ranking metric of the
-    evaluation rows (and the iterate's objective, where it has one) every ``every`` iterations.
+    """A :class:`~ordauc.solvers._base.Checkpoint` that records the ranking metric of each
+    evaluation set (and the iterate's objective, where it has one) every ``every`` iterations.
 
-    The clock starts when the recorder is made, just before the fit; ``paused_s`` is the time
-    spent inside calls, which the cell subtracts from the fit time. Each row's ``time_s`` is fit
-    time so far, curve time excluded. Only the final fit of a cell is recorded: under
-    ``tuning: test`` the kept model is a grid candidate, fitted without a recorder. With
-    ``until``, calls after that iteration record nothing, and ``until`` tells a solver that
-    reads it that it may stop calling (a figure of the first iterations needs no more).
+    ``targets`` are (X, y) pairs: one per cell the fit serves (a supervised solver's fit serves
+    every unlabeled budget of its labeled set, each scored on its own evaluation rows);
+    ``rows[i]`` are the curve rows of target i. The clock starts when the recorder is made,
+    just before the fit; ``paused_s`` is the time spent inside calls, which the cell subtracts
+    from the fit time. Each row's ``time_s`` is fit time so far, curve time excluded. Only the
+    final fit of a cell is recorded: under ``tuning: test`` the kept model is a grid candidate,
+    fitted without a recorder. With ``until``, calls after that iteration record nothing, and
+    ``until`` tells a solver that reads it that it may stop calling (a figure of the first
+    iterations needs no more).
     """
 
-    def __init__(self, every: int, X: Any, y: np.ndarray, task: str, n_classes: int,
-                 until: int | None = None) -> None:
+    def __init__(self, every: int, targets: list[tuple[Any, np.ndarray]], task: str,
+                 n_classes: int, until: int | None = None) -> None:
         self.every = int(every)
         self.until = None if until is None else int(until)
-        self.X, self.y, self.task, self.n_classes = X, np.asarray(y), task, n_classes
-        self.rows: list[dict[str, Any]] = []
+        self.targets = [(X, np.asarray(y)) for X, y in targets]
+        self.task, self.n_classes = task, n_classes
+        self.rows: list[list[dict[str, Any]]] = [[] for _ in self.targets]
         self.paused_s = 0.0
         self._start = time.perf_counter()
 
@@ -66,11 +70,13 @@ class CurveRecorder:
             return
         entered = time.perf_counter()
         fit_so_far = entered - self._start - self.paused_s
-        scores = np.asarray(iterate.decision_function(self.X), dtype=np.float64)
-        values = {"auc": metrics.ranking_score(self.task, self.y, scores, self.n_classes)}
-        if hasattr(iterate, "objective"):
-            values["objective"] = float(iterate.objective())
-        for name, value in values.items():
-            self.rows.append({"iteration": int(iteration), "time_s": fit_so_far, "metric": name,
-                              "value": value})
+        objective = float(iterate.objective()) if hasattr(iterate, "objective") else None
+        for (X, y), rows in zip(self.targets, self.rows, strict=True):
+            scores = np.asarray(iterate.decision_function(X), dtype=np.float64)
+            values = {"auc": metrics.ranking_score(self.task, y, scores, self.n_classes)}
+            if objective is not None:
+                values["objective"] = objective
+            for name, value in values.items():
+                rows.append({"iteration": int(iteration), "time_s": fit_so_far,
+                             "metric": name, "value": value})
         self.paused_s += time.perf_counter() - entered

@@ -10,20 +10,27 @@ solver of a repetition and budget sees the same split, whatever the order of the
 number of workers; a solver's ``random_state`` hashes the inner seed with its registry name.
 A (dataset, solver) pair is planned only when the solver handles the dataset's task; the others
 are listed as not applicable.
+
+A supervised solver (``meta.uses_unlabeled`` false) trains on the labeled rows alone, so its
+cells that differ only in ``n_unlabeled`` share one fit (:attr:`Cell.fit_key`): it is tuned and
+fitted once per (dataset, repetition, n_labeled), and every ``n_unlabeled`` row is scored on its
+own evaluation set. The exception is a solver tuned on the evaluation rows (``tuning: test``)
+when those rows are the unlabeled ones (``evaluate: unlabeled``): its choice depends on
+``n_unlabeled``, so each cell fits its own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sklearn.model_selection import ParameterGrid
 
-from ordauc.config import Config, DatasetSpec, SolverSpec, TuningSpec
+from ordauc.config import Config, DatasetSpec, ResamplingSpec, SolverSpec, TuningSpec
 from ordauc.errors import UserError
-from ordauc.splits import SplitSeeds
+from ordauc.splits import Split, SplitSeeds, make_split
 
 
 def hashed_seed(*parts: Any) -> int:
@@ -72,12 +79,28 @@ class Cell:
     seeds: SplitSeeds
     solver_seed: int
     config_hash: str
+    labeled_only: bool = False  # a supervised solver: fitted on the labeled rows alone
+    shares_fit: bool = False  # its fit serves every n_unlabeled of its labeled set
+    cv_metric: str = ""  # the metric that selects this row's point ('' when untuned)
+    by_metric: bool = False  # the study selects by several metrics: one cell per metric
+    resampling: ResamplingSpec = ResamplingSpec()  # the dataset's, train_size resolved
 
     @property
     def key(self) -> str:
-        """Unique, readable id of the cell: the results table's ``key`` column."""
-        return (f"{self.dataset.label}/{self.solver.label}/r{self.repetition}"
+        """Unique, readable id of the cell: the results table's ``key`` column (ending in
+        ``/by-<metric>`` when a study selects by several metrics)."""
+        base = (f"{self.dataset.label}/{self.solver.label}/r{self.repetition}"
                 f"/l{budget_text(self.n_labeled)}/u{budget_text(self.n_unlabeled)}")
+        return f"{base}/by-{self.cv_metric}" if self.by_metric else base
+
+    @property
+    def fit_key(self) -> str:
+        """Cells with the same fit key share their tuning, and their fit wherever they chose
+        the same point (the ``fit_key`` column): those of several selection metrics, and for a
+        solver fitted on the labeled rows alone, those of every ``n_unlabeled``."""
+        base = f"{self.dataset.label}/{self.solver.label}/r{self.repetition}" \
+               f"/l{budget_text(self.n_labeled)}"
+        return base if self.shares_fit else f"{base}/u{budget_text(self.n_unlabeled)}"
 
     @property
     def split_key(self) -> tuple[str, int, int | None, int | None]:
@@ -95,6 +118,13 @@ class Plan:
     not_applicable: tuple[tuple[str, str, str, tuple[str, ...]], ...] = field(default=())
     # (dataset label, solver label, dataset task, the solver's tasks)
 
+    def fits(self) -> list[tuple[Cell, ...]]:
+        """The cells grouped by the fit they share (:attr:`Cell.fit_key`), in plan order."""
+        groups: dict[str, list[Cell]] = {}
+        for cell in self.cells:
+            groups.setdefault(cell.fit_key, []).append(cell)
+        return [tuple(group) for group in groups.values()]
+
     @property
     def param_names(self) -> list[str]:
         """Every parameter of every planned solver: the ``p_*`` columns of the table."""
@@ -105,19 +135,26 @@ class Plan:
         return sorted(names)
 
 
-def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec) -> str:
+def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec,
+                  metric: str | None = None) -> str:
     """Hash of everything that shapes a cell's result beyond its key and seeds.
 
     A finished row whose hash differs from the current config's is stale and is run again.
     The timeout and the memory limit are left out: they decide whether a cell finishes, not
-    what it computes.
+    what it computes; of the selection metrics, only the row's own (``metric``; the first
+    when None) counts, so adding a metric to a study adds rows and keeps the others.
     """
-    r = config.resampling
+    r = resolved_resampling(config, dataset)
+    tuning = config.tuning_of(solver)
+    resampling: list[Any] = [r.kind, r.folds, r.test_size, r.sampling]
+    if r.train_size is not None:
+        resampling.append(r.train_size)
     settings = {"dataset": [dataset.name, dataset.params],
                 "solver": [solver.name, solver.params, solver.grid],
-                "resampling": [r.kind, r.folds, r.test_size, r.sampling],
+                "resampling": resampling,
                 "evaluate": config.evaluate, "preprocess": config.preprocess,
-                "tuning": list(vars(config.tuning_of(solver)).values()),
+                "tuning": [tuning.kind, tuning.folds, metric or tuning.metrics[0],
+                           tuning.shared],
                 "curves": (config.curves_every if config.curves_until is None
                            else [config.curves_every, config.curves_until]),
                 "seed": config.seed}
@@ -125,9 +162,24 @@ def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec) -> s
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+def resolved_resampling(config: Config, dataset: DatasetSpec) -> ResamplingSpec:
+    """The dataset's resampling (its own, else the study's) with ``train_size: catalogue``
+    replaced by the number of training rows the catalogue publishes for it."""
+    r = config.resampling_of(dataset)
+    if r.train_size != "catalogue":
+        return r
+    from ordauc import data
+
+    sizes = data.entry(dataset.name).options.get("split")
+    if not sizes:
+        raise UserError(f"dataset {dataset.label!r} has no published train/test sizes, so "
+                        "resampling.train_size cannot be catalogue; give a number of rows")
+    return replace(r, train_size=int(sizes[0]))
+
+
 def repetitions(config: Config, dataset: DatasetSpec, data_dir: str | None) -> list[int]:
-    """The repetition numbers of ``dataset`` under the config's resampling."""
-    r = config.resampling
+    """The repetition numbers of ``dataset`` under its resampling."""
+    r = config.resampling_of(dataset)
     if r.kind == "budget":
         return list(range(r.repeats))
     if r.kind == "kfold":
@@ -150,11 +202,11 @@ def make_plan(config: Config, data_dir: str | None = None) -> Plan:
 
     cells: list[Cell] = []
     skipped = []
-    r = config.resampling
     for dataset in config.datasets:
         if "partition" in dataset.params:
             raise UserError(f"dataset {dataset.label!r}: choose partitions with resampling: "
                             "{kind: partitions}, where each one is a repetition")
+        r = resolved_resampling(config, dataset)
         task = data.task_of(dataset.name)
         reps = repetitions(config, dataset, data_dir)
         for solver in config.solvers:
@@ -163,33 +215,54 @@ def make_plan(config: Config, data_dir: str | None = None) -> Plan:
                 skipped.append((dataset.label, solver.label, task, info.tasks))
                 continue
             tuning = config.tuning_of(solver)
-            _check_metric(tuning, solver, info.cls, is_tuned(solver))
-            digest = settings_hash(config, dataset, solver)
+            tuned = is_tuned(solver)
+            for metric in tuning.metrics:
+                _check_metric(metric, solver, info.cls, tuned)
+            selections = tuning.metrics if tuned else ("",)
+            digests = {m: settings_hash(config, dataset, solver, m or None) for m in selections}
+            labeled_only = not info.meta.uses_unlabeled
+            shares_fit = labeled_only and not (
+                is_tuned(solver) and tuning.kind == "test" and config.evaluate == "unlabeled")
             for rep in reps:
                 for n_labeled in r.n_labeled:
                     seeds = split_seeds(config.seed, dataset.label, rep, n_labeled,
                                         r.folds if r.kind == "kfold" else None)
                     for n_unlabeled in r.n_unlabeled:
-                        cells.append(Cell(dataset, solver, tuning, task, rep, n_labeled,
-                                          n_unlabeled, seeds,
-                                          solver_seed(seeds.inner, solver.name), digest))
+                        for metric in selections:
+                            cells.append(Cell(
+                                dataset, solver, tuning, task, rep, n_labeled, n_unlabeled,
+                                seeds, solver_seed(seeds.inner, solver.name), digests[metric],
+                                labeled_only=labeled_only, shares_fit=shares_fit,
+                                cv_metric=metric, by_metric=len(selections) > 1,
+                                resampling=r))
     if not cells:
         raise UserError("no solver of the config handles the task of any of its datasets; "
                         "`ordauc solvers` lists the tasks of each solver")
     return Plan(tuple(cells), tuple(skipped))
 
 
-def _check_metric(tuning: TuningSpec, solver: SolverSpec, cls: type, tuned: bool) -> None:
+def split_of(cell: Cell, dataset: Any, config: Config) -> Split:
+    """The cell's split of ``dataset`` (its repetition's training source): the one place a
+    split is drawn, for the preflight checks and for the cell itself."""
+    r = cell.resampling
+    return make_split(dataset.y, kind=r.kind, repetition=cell.repetition,
+                      n_labeled=cell.n_labeled, n_unlabeled=cell.n_unlabeled, seeds=cell.seeds,
+                      has_official_test=dataset.y_test is not None, test_size=r.test_size,
+                      sampling=r.sampling, evaluate=config.evaluate, folds=r.folds,
+                      train_size=r.train_size)  # type: ignore[arg-type] - resolved to an int
+
+
+def _check_metric(metric: str, solver: SolverSpec, cls: type, tuned: bool) -> None:
     from ordauc.metrics import METRICS
 
-    if tuning.metric == "own":
+    if metric == "own":
         if tuned and not callable(getattr(cls, "score", None)):
             raise UserError(f"tuning metric own needs the solver's own score(X, y), and solver "
                             f"{solver.name!r} has none; tune it on auc, mze or mae")
         return
-    needs = METRICS[tuning.metric].needs
+    needs = METRICS[metric].needs
     method = "decision_function" if needs == "scores" else "predict"
     if tuned and not hasattr(cls, method):
         other = "mze or mae" if needs == "scores" else "auc"
-        raise UserError(f"tuning metric {tuning.metric} needs {needs} ({method}), and solver "
+        raise UserError(f"tuning metric {metric} needs {needs} ({method}), and solver "
                         f"{solver.name!r} has no {method}; tune it on {other}")

@@ -19,8 +19,8 @@ from sklearn.model_selection import ParameterGrid
 
 from ordauc.config import Config
 from ordauc.errors import UserError
-from ordauc.experiment.plan import Cell, Plan, budget_text
-from ordauc.splits import BeyondData, check_labeled, cv_folds, make_split, n_eval
+from ordauc.experiment.plan import Cell, Plan, budget_text, split_of
+from ordauc.splits import BeyondData, check_labeled, cv_folds, n_eval
 
 DEFAULT_MEMORY_SHARE = 0.8  # of physical memory, when the run sets no limit
 
@@ -75,7 +75,6 @@ def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | Non
 
     sizes: dict[tuple, SplitSizes] = {}
     dropped: dict[str, str] = {}
-    r = config.resampling
     for spec in config.datasets:
         cells = [c for c in plan.cells if c.dataset == spec]
         if not cells or spec.name in skip:
@@ -83,7 +82,8 @@ def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | Non
         loaded: dict[int, object] = {}
         for cell in cells:
             if cell.repetition not in loaded:
-                extra = {"partition": cell.repetition} if r.kind == "partitions" else {}
+                published = cell.resampling.kind == "partitions"
+                extra = {"partition": cell.repetition} if published else {}
                 loaded[cell.repetition] = data.load(spec.name, data_dir, **spec.params, **extra)
             dataset = loaded[cell.repetition]
             _check_gamma(cell, dataset.n_classes)  # every solver, whoever drew the split
@@ -93,7 +93,7 @@ def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | Non
                 try:
                     sizes[cell.split_key] = _sizes(cell, dataset, config)
                 except BeyondData as exc:
-                    if r.beyond_data != "drop":
+                    if cell.resampling.beyond_data != "drop":
                         raise
                     dropped[cell.key] = str(exc)
                     continue
@@ -104,13 +104,8 @@ def preflight(plan: Plan, config: Config, data_dir: str | os.PathLike[str] | Non
 
 
 def _split(cell: Cell, dataset: object, config: Config):  # noqa: ANN202 - a Split
-    r = config.resampling
     try:
-        return make_split(dataset.y, kind=r.kind, repetition=cell.repetition,
-                          n_labeled=cell.n_labeled, n_unlabeled=cell.n_unlabeled,
-                          seeds=cell.seeds, has_official_test=dataset.y_test is not None,
-                          test_size=r.test_size, sampling=r.sampling,
-                          evaluate=config.evaluate, folds=r.folds)
+        return split_of(cell, dataset, config)
     except UserError as exc:
         raise type(exc)(f"{where(cell)}: {exc}") from None
 
@@ -151,7 +146,8 @@ def _check_gamma(cell: Cell, n_classes: int) -> None:
 def memory_skips(plan: Plan, sizes: dict[tuple, SplitSizes], limit: int, n_jobs: int
                  ) -> dict[str, str]:
     """Cells whose solver needs more than ``limit / n_jobs`` bytes for one fit (the largest over
-    its grid), with the reason in the words a results row shows."""
+    its grid), with the reason in the words a results row shows. A supervised solver is sized
+    on the labeled rows it trains on."""
     from ordauc import solvers
 
     share = limit / n_jobs
@@ -160,7 +156,7 @@ def memory_skips(plan: Plan, sizes: dict[tuple, SplitSizes], limit: int, n_jobs:
         size = sizes.get(cell.split_key)
         if size is None:
             continue
-        n_train = size.n_labeled + size.n_unlabeled
+        n_train = size.n_labeled + (0 if cell.labeled_only else size.n_unlabeled)
         base = solvers.get(cell.solver.name, **cell.solver.params)
         need = max(base.set_params(**point).fit_memory_bytes(n_train, size.n_features)
                    for point in ParameterGrid(cell.solver.grid))

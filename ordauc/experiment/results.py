@@ -28,19 +28,25 @@ CSV_NAME = "results.csv"
 PARQUET_NAME = "results.parquet"
 
 CURVES_NAME = "curves.csv"
+CONFIG_COPY = "config.yaml"  # the study the folder serves, as its YAML was given
 
 IDENTITY = ["key", "dataset", "solver", "solver_name", "task", "resampling", "repetition",
             "n_labeled", "n_unlabeled", "n_test", "eval_set"]
-TIMES = ["fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s"]
+TIMES = ["fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb"]
+FIT = ["fit_key", "shared_fit"]  # cells with one fit_key share one fit (a supervised solver)
 TUNING = ["tuning", "cv_metric", "cv_score", "cv_failed", "cv_message", "n_iter", "warnings"]
 TRAILER = ["split_seed", "solver_seed", "config_hash", "ordauc_version", "git_sha", "python",
            "numpy", "platform", "started_at"]
-TEXT_COLUMNS = ["key", "dataset", "solver", "solver_name", "task", "resampling", "eval_set",
+TEXT_COLUMNS = ["key", "fit_key", "dataset", "solver", "solver_name", "task", "resampling",
+                "eval_set",
                 "status", "message", "tuning", "cv_metric", "cv_message", "warnings",
                 "config_hash", "ordauc_version", "git_sha", "python", "numpy", "platform",
                 "started_at"]
 CURVE_COLUMNS = ["key", "dataset", "solver", "repetition", "n_labeled", "n_unlabeled",
                  "iteration", "time_s", "metric", "value"]
+TUNING_NAME = "tuning_scores.csv"
+TUNING_COLUMNS = ["key", "dataset", "solver", "repetition", "n_labeled", "n_unlabeled",
+                  "tuning", "point", "metric", "score"]  # then the point's p_<name> columns
 DONE_STATUSES = ("ok", "skipped")  # failures (error, timeout) are run again
 
 
@@ -55,7 +61,7 @@ def columns(param_names: Iterable[str]) -> list[str]:
     """Column order: identity, status, metrics, times, tuning, ``p_<name>`` sorted, seeds and
     provenance."""
     params = sorted({f"p_{n}" if not n.startswith("p_") else n for n in param_names})
-    return (IDENTITY + ["status", "message"] + metric_columns() + TIMES + TUNING + params
+    return (IDENTITY + ["status", "message"] + metric_columns() + TIMES + FIT + TUNING + params
             + TRAILER)
 
 
@@ -111,11 +117,15 @@ def read_table(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` by ``data`` all at once: temp file, fsync, rename, fsync the folder."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:  # a full disk or a kill mid-write: leave no temporary file behind
+        tmp.unlink(missing_ok=True)
+        raise
     _fsync_dir(path.parent)
 
 

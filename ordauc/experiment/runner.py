@@ -3,7 +3,8 @@
 The parent process owns the results table: cells run on the backend's workers (each cell in its
 own forked child, see :mod:`ordauc.experiment.isolate`) and come back as rows in completion
 order; the parent appends each row as it arrives, after its curve rows, and writes a failed
-cell's full traceback to ``OUT/logs/``. A cell is done when its row has status ``ok`` or
+cell's full traceback to ``OUT/logs/``; every grid point's tuning score goes to
+``tuning_scores.csv``. A cell is done when its row has status ``ok`` or
 ``skipped`` and was made with the same settings (``config_hash``); everything else in the plan
 is run (again), and its old row and curves are dropped first, so no key is ever listed twice and
 no curve outlives its cell. Cells the memory guard skips are recorded without being started,
@@ -13,7 +14,6 @@ and run once a later run's limit lets them start.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections import Counter
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field, replace
@@ -23,21 +23,22 @@ from typing import Any
 from ordauc.config import Config
 from ordauc.errors import UserError
 from ordauc.experiment.backends import make_backend
-from ordauc.experiment.cell import CellTask, DatasetRef, Settings, identity, measure, run_cell
+from ordauc.experiment.cell import CellTask, DatasetRef, identity, measure, run_cell
 from ordauc.experiment.plan import Cell, Plan, make_plan
 from ordauc.experiment.preflight import Preflight, preflight
 from ordauc.experiment.progress import progress_bar
+from ordauc.experiment.record import Tables, record
 from ordauc.experiment.results import (
-    CURVE_COLUMNS,
-    CURVES_NAME,
+    CONFIG_COPY,
     DONE_STATUSES,
     ResultsTable,
     columns,
     provenance,
+    write_atomically,
 )
 
 STATUS_ORDER = ("ok", "skipped", "error", "timeout")
-LOGS_DIR = "logs"
+KEPT_STATES = ("done", "older")  # cells whose rows a run keeps as they are
 
 
 @dataclass(frozen=True)
@@ -50,12 +51,15 @@ class RunOptions:
     data_dir: str | None = None
     progress: bool = True
     memory_limit: int | None = None  # bytes; overrides the config's
+    rerun_older: bool = False  # run again the done cells that other code made
+    config_text: str | None = None  # the study's YAML as given: kept in the folder
 
 
 @dataclass(frozen=True)
 class CellState:
-    """Where a planned cell stands: done, missing, failed (run again), stale (settings changed
-    since its row was written, run again) or skipped (the memory guard will not start it)."""
+    """Where a planned cell stands: done, older (done by other code, kept unless
+    ``--rerun-older``), missing, failed (run again), stale (settings changed since its row was
+    written, run again) or skipped (the memory guard will not start it)."""
 
     cell: Cell
     state: str
@@ -85,11 +89,14 @@ class Summary:
 
 
 def survey(plan: Plan, rows: list[dict[str, str]], force: bool = False,
-           skips: Collection[str] = ()) -> list[CellState]:
+           skips: Collection[str] = (), code: dict[str, str] | None = None,
+           rerun_older: bool = False) -> list[CellState]:
     """The state of every planned cell given the rows already in the table.
 
     A row the memory guard wrote (skipped, never started) is run again once the guard no
-    longer skips its cell (``skips``: the keys it skips now), as its message advises.
+    longer skips its cell (``skips``: the keys it skips now), as its message advises. A done
+    row made by other code than ``code`` (its ``ordauc_version`` or ``git_sha`` differ) is
+    ``older``: kept, and shown as such, unless ``rerun_older`` runs it again.
     """
     latest = {row.get("key", ""): row for row in rows}
     states = []
@@ -106,9 +113,25 @@ def survey(plan: Plan, rows: list[dict[str, str]], force: bool = False,
             states.append(CellState(cell, "stale", "settings changed since this row"))
         elif force:
             states.append(CellState(cell, "stale", "--force"))
+        elif code is not None and (older := made_by_other_code(row, code)):
+            states.append(CellState(cell, "stale" if rerun_older else "older",
+                                    f"{older}; --rerun-older runs it again" if not rerun_older
+                                    else f"{older}; --rerun-older"))
         else:
             states.append(CellState(cell, "done", str(row.get("status"))))
     return states
+
+
+def made_by_other_code(row: dict[str, str], code: dict[str, str]) -> str:
+    """Why ``row`` was made by other code than ``code`` (ordauc version, commit), or ''.
+
+    A commit is compared only where both are known (an installed copy has none)."""
+    version, sha = row.get("ordauc_version", ""), row.get("git_sha", "")
+    if version != code.get("ordauc_version", ""):
+        return f"made by ordauc {version or 'of unknown version'}"
+    if sha and code.get("git_sha") and sha != code["git_sha"]:
+        return f"made at commit {sha}"
+    return ""
 
 
 def unfetched(config: Config, data_dir: str | None) -> list[str]:
@@ -165,8 +188,9 @@ def dry_run(config: Config, options: RunOptions) -> DryRun:
     ready = prepare(config, options, skip=missing)
     plan, checked = ready.plan, ready.checked
     states = []
-    for s in survey(plan, _existing_rows(options.out), options.force, checked.skips):
-        if s.state != "done" and s.cell.key in checked.skips:
+    for s in survey(plan, _existing_rows(options.out), options.force, checked.skips,
+                    provenance(), options.rerun_older):
+        if s.state not in KEPT_STATES and s.cell.key in checked.skips:
             s = CellState(s.cell, "skipped", checked.skips[s.cell.key])
         elif s.state == "missing" and s.cell.dataset.name in missing:
             s = CellState(s.cell, s.state, f"needs `ordauc fetch {s.cell.dataset.name}`")
@@ -184,47 +208,39 @@ def run(config: Config, options: RunOptions) -> Summary:
     tasks = build_tasks(ready, config, options)  # every estimator, before writing
     _existing_rows(options.out)  # refuses a folder that holds something else, writing nothing
     _make_folder(options.out)
+    if options.config_text is not None:  # the folder keeps the study it serves
+        write_atomically(options.out / CONFIG_COPY, options.config_text.encode("utf-8"))
     summary = Summary(options.out, not_applicable=len(plan.not_applicable))
-    table, curves = ResultsTable(options.out), ResultsTable(options.out, CURVES_NAME)
+    tables = Tables(options.out)
+    table = tables.results
     with _exclusive(options.out):
-        states = survey(plan, table.rows(), options.force, checked.skips)
-        todo = {s.cell.key for s in states if s.state != "done"}
-        table.open(columns(plan.param_names), drop_keys=todo)
-        done_rows = {row["key"]: row for row in table.rows()}
-        curves.open(CURVE_COLUMNS, keep_keys=set(done_rows), unique=False)
+        states = survey(plan, table.rows(), options.force, checked.skips, provenance(),
+                        options.rerun_older)
+        todo = {s.cell.key for s in states if s.state not in KEPT_STATES}
+        done_rows = tables.open(columns(plan.param_names), todo, plan.param_names)
         for state in states:
-            if state.state == "done":
+            if state.state in KEPT_STATES:
                 summary.statuses[done_rows[state.cell.key]["status"]] += 1
-        runnable = [t for t in tasks if t.cell.key in todo and t.cell.key not in checked.skips]
+        runnable = pending(tasks, {k for k in todo if k not in checked.skips})
         try:
             with progress_bar(len(todo), options.progress) as advance:
-                for task in tasks:
-                    if task.cell.key in todo and task.cell.key in checked.skips:
-                        row = {**identity(task), "status": "skipped",
-                               "message": checked.skips[task.cell.key]}
-                        _record(row, table, curves, options.out, summary, advance)
-                for row in ready.backend.map(run_cell, runnable):
-                    _record(row, table, curves, options.out, summary, advance)
+                for task in pending(tasks, {k for k in todo if k in checked.skips}):
+                    for i, cell in enumerate(task.cells):
+                        row = {**identity(task, i), "status": "skipped",
+                               "message": checked.skips[cell.key]}
+                        _record(row, tables, options.out, summary, advance)
+                for rows in ready.backend.map(run_cell, runnable):
+                    for row in rows:
+                        _record(row, tables, options.out, summary, advance)
         finally:
-            table.close()
-            curves.close()
+            tables.close()
             table.write_parquet()
     return summary
 
 
-def _record(row: dict[str, Any], table: ResultsTable, curves: ResultsTable, out: Path,
-            summary: Summary, advance: Any) -> None:
-    """Append a cell's curves, then its row (a crash between the two leaves orphan curves, which
-    the next run drops); keep a failure's traceback in OUT/logs."""
-    points = row.pop("_curves", None) or []
-    trace = row.pop("_traceback", None)
-    for point in points:
-        curves.append({k: row[k] for k in CURVE_COLUMNS if k in row} | point)
-    if trace:
-        log = out / LOGS_DIR / f"{re.sub(r'[^A-Za-z0-9._=-]+', '_', row['key'])}.log"
-        log.parent.mkdir(exist_ok=True)
-        log.write_text(f"{row['key']}\n{row['message']}\n\n{trace}", encoding="utf-8")
-    table.append(row)
+def _record(row: dict[str, Any], tables: Tables, out: Path, summary: Summary, advance: Any
+            ) -> None:
+    record(row, tables, out)
     summary.statuses[row["status"]] += 1
     summary.ran += 1
     advance(row)
@@ -235,36 +251,53 @@ def debug_cell(config: Config, options: RunOptions) -> Cell:
     exception through with the full traceback; writes nothing. Returns the cell."""
     ready = prepare(config, options)
     plan, checked = ready.plan, ready.checked
-    states = survey(plan, _existing_rows(options.out), options.force, checked.skips)
-    pending = [s.cell.key for s in states if s.state != "done" and s.cell.key not in checked.skips]
-    if not pending:
+    states = survey(plan, _existing_rows(options.out), options.force, checked.skips,
+                    provenance(), options.rerun_older)
+    waiting = [s.cell.key for s in states
+               if s.state not in KEPT_STATES and s.cell.key not in checked.skips]
+    if not waiting:
         raise UserError(f"every cell is done (or skipped) in {options.out}; add --force to debug "
                         "the first one anyway")
     task = next(t for t in build_tasks(ready, config, options)
-                if t.cell.key == pending[0])
+                if any(c.key == waiting[0] for c in t.cells))
     measure(task)
     return task.cell
 
 
 def build_tasks(ready: Prepared, config: Config, options: RunOptions) -> list[CellTask]:
+    """One task per fit of the plan (:meth:`Plan.fits`), with every cell it serves."""
     from ordauc import solvers
 
     plan, checked, backend = ready.plan, ready.checked, ready.backend
-    r = config.resampling
-    settings = Settings(resampling=r.kind, folds=r.folds, test_size=r.test_size,
-                        sampling=r.sampling, evaluate=config.evaluate,
-                        preprocess=config.preprocess, timeout=config.timeout,
-                        curves_every=config.curves_every, curves_until=config.curves_until,
-                        memory_budget=checked.cell_budget)
     estimators = {s.label: solvers.get(s.name, **s.params) for s in config.solvers}
     iterative = {s.label: solvers.info(s.name).meta.iterative for s in config.solvers}
     handles = {d.label: backend.data_handle(DatasetRef(d.name, d.params, options.data_dir))
                for d in config.datasets}
     shared, guard = provenance(), backend.guard()
-    return [CellTask(cell, estimators[cell.solver.label], iterative[cell.solver.label],
-                     handles[cell.dataset.label], checked.sizes[cell.split_key], settings,
-                     shared, guard)
-            for cell in plan.cells if cell.split_key in checked.sizes]
+    tasks = []
+    for group in plan.fits():
+        cells = tuple(c for c in group if c.split_key in checked.sizes)
+        if not cells:
+            continue
+        label = cells[0].solver.label
+        budgets = {c.n_unlabeled for c in cells}
+        tasks.append(CellTask(cells, estimators[label], iterative[label],
+                              handles[cells[0].dataset.label],
+                              tuple(checked.sizes[c.split_key] for c in cells), config,
+                              shared, checked.cell_budget, guard, shared_fit=len(budgets) > 1))
+    return tasks
+
+
+def pending(tasks: list[CellTask], todo: Collection[str]) -> list[CellTask]:
+    """The tasks restricted to their cells in ``todo`` (a fit is made again when any cell it
+    serves is to run; the rows of its done cells are kept, not written twice)."""
+    out = []
+    for task in tasks:
+        keep = [i for i, cell in enumerate(task.cells) if cell.key in todo]
+        if keep:
+            out.append(replace(task, cells=tuple(task.cells[i] for i in keep),
+                               sizes=tuple(task.sizes[i] for i in keep)))
+    return out
 
 
 def _existing_rows(out: Path) -> list[dict[str, str]]:

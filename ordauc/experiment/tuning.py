@@ -20,6 +20,11 @@ grid order. Metrics come from the registry (:data:`ordauc.metrics.METRICS`): its
 decides "best". The criterion ``own``
 is the solver's own model-selection score, scikit-learn's ``score(X, y)`` (higher is better),
 given validation rows that include unlabeled ones (e.g. PNU-AUC's zero-one PNU-AUC risk).
+
+A tuner takes a list of selection metrics and runs its search once: every fitted candidate is
+scored by each metric, and each metric chooses its own point (a :class:`Tuned` per metric), so
+a study that reports MZE of MZE-tuned models beside MAE of MAE-tuned models pays for one
+search.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ class Tuned:
     first_failure: str = ""
     model: Any = None
     fit_time_s: float = math.nan
+    points: tuple[tuple[dict[str, Any], float], ...] = ()  # every grid point and its score
 
 
 class CandidatesFailed(RuntimeError):
@@ -63,11 +69,25 @@ OWN = "own"  # the solver's own selection criterion: its score(X, y), higher is 
 def score_one(model: Any, X: Any, y: np.ndarray, metric: str, task: str, n_classes: int
               ) -> float:
     """One registry metric (or the model's own ``score``) of a fitted model on (X, y)."""
-    if metric == OWN:
-        return float(model.score(X, y))
-    m = metrics.METRICS[metric]
-    values = model.decision_function(X) if m.needs == "scores" else model.predict(X)
-    return m.compute(y, values, task, n_classes)
+    return score_many(model, X, y, [metric], task, n_classes)[metric]
+
+
+def score_many(model: Any, X: Any, y: np.ndarray, names: list[str], task: str, n_classes: int
+               ) -> dict[str, float]:
+    """Several registry metrics (or the model's own ``score``) of a fitted model on (X, y),
+    from one call of each output the metrics need."""
+    out: dict[str, float] = {}
+    outputs: dict[str, np.ndarray] = {}
+    for name in names:
+        if name == OWN:
+            out[name] = float(model.score(X, y))
+            continue
+        m = metrics.METRICS[name]
+        if m.needs not in outputs:
+            outputs[m.needs] = (model.decision_function(X) if m.needs == "scores"
+                                else model.predict(X))
+        out[name] = m.compute(y, outputs[m.needs], task, n_classes)
+    return out
 
 
 def fit_timed(estimator: Any, X: Any, y: np.ndarray, **fit_params: Any) -> float:
@@ -77,18 +97,23 @@ def fit_timed(estimator: Any, X: Any, y: np.ndarray, **fit_params: Any) -> float
     return time.perf_counter() - start
 
 
-class _Search:
-    """Shared bookkeeping: failures counted, the first message kept, the best point chosen."""
+Scores = dict[str, float]  # metric -> score of one candidate on one fold
 
-    def __init__(self, metric: str, task: str, n_classes: int, describe: Any = None) -> None:
-        self.metric, self.task, self.n_classes = metric, task, n_classes
+
+class _Search:
+    """Shared bookkeeping: failures counted, the first message kept, the best point chosen
+    for each selection metric."""
+
+    def __init__(self, names: list[str], task: str, n_classes: int, describe: Any = None
+                 ) -> None:
+        self.names, self.task, self.n_classes = list(names), task, n_classes
         self.describe = describe or (lambda exc: f"{type(exc).__name__}: {exc}")
         self.failed = 0
         self.first_failure = ""
 
     def attempt(self, estimator: Any, params: dict[str, Any], X_fit: Any, y_fit: np.ndarray,
-                X_val: Any, y_val: np.ndarray) -> tuple[float, Any, float]:
-        """(score, fitted model or None, fit seconds) of one candidate on one fold."""
+                X_val: Any, y_val: np.ndarray) -> tuple[Scores, Any, float]:
+        """(scores, fitted model or None, fit seconds) of one candidate on one fold."""
         model = clone(estimator).set_params(**params)
         try:
             seconds = fit_timed(model, X_fit, y_fit)
@@ -97,28 +122,28 @@ class _Search:
         return self.score(model, params, X_val, y_val), model, seconds
 
     def score(self, model: Any, params: dict[str, Any], X_val: Any, y_val: np.ndarray
-              ) -> float:
-        """A fitted candidate's score, NaN (and counted) when scoring raises."""
+              ) -> Scores:
+        """A fitted candidate's scores, NaN (and counted) when scoring raises."""
         try:
-            return score_one(model, X_val, y_val, self.metric, self.task, self.n_classes)
+            return score_many(model, X_val, y_val, self.names, self.task, self.n_classes)
         except Exception as exc:
             return self._failed(params, exc)
 
-    def _failed(self, params: dict[str, Any], exc: Exception) -> float:
+    def _failed(self, params: dict[str, Any], exc: Exception) -> Scores:
         self.failed += 1
         if not self.first_failure:
             self.first_failure = f"{params}: {self.describe(exc)}"
-        return math.nan
+        return dict.fromkeys(self.names, math.nan)
 
     def fold_scores(self, estimator: Any, candidates: list[dict[str, Any]], X_fit: Any,
                     y_fit: np.ndarray, X_val: Any, y_val: np.ndarray, shared: bool,
-                    max_bytes: int | None) -> list[float]:
-        """Every candidate's score on one fold: the solver's shared passes where it has them
+                    max_bytes: int | None) -> list[Scores]:
+        """Every candidate's scores on one fold: the solver's shared passes where it has them
         (each model scored as its pass yields it, then dropped), else one fit per point."""
         if not (shared and hasattr(estimator, "iter_fit_grid")):
             return [self.attempt(estimator, p, X_fit, y_fit, X_val, y_val)[0]
                     for p in candidates]
-        scores = [math.nan] * len(candidates)
+        scores = [dict.fromkeys(self.names, math.nan) for _ in candidates]
         for i, model in estimator.iter_fit_grid(X_fit, y_fit, candidates, max_bytes):
             if isinstance(model, Exception):
                 scores[i] = self._failed(candidates[i], model)
@@ -126,11 +151,12 @@ class _Search:
                 scores[i] = self.score(model, candidates[i], X_val, y_val)
         return scores
 
-    def best(self, means: list[float]) -> int:
+    def best(self, means: list[float], metric: str) -> int:
+        """The index of the best mean for ``metric`` (NaN last, the first of equals)."""
         if not any(math.isfinite(v) for v in means):
             raise CandidatesFailed(f"every grid point failed; the first: {self.first_failure}"
                                    if self.first_failure else "no grid point could be scored")
-        lower = self.metric != OWN and metrics.METRICS[self.metric].lower_is_better
+        lower = metric != OWN and metrics.METRICS[metric].lower_is_better
 
         def rank(i: int) -> tuple[bool, float]:
             value = means[i]
@@ -141,54 +167,83 @@ class _Search:
         return min(range(len(means)), key=rank)  # min() keeps the first of equal ranks
 
 
+def _single(grid: dict[str, list[Any]], names: list[str]
+            ) -> tuple[list[dict[str, Any]], dict[str, Tuned] | None]:
+    """The grid's points, and the answer at once when there is nothing to choose."""
+    candidates = list(ParameterGrid(grid))
+    if len(candidates) > 1:
+        return candidates, None
+    point = candidates[0] if candidates else {}
+    return candidates, {name: Tuned(point, math.nan, 0.0) for name in names}
+
+
 class InnerCV:
-    """Grid search by k-fold CV on the labeled training rows, then a refit (by the caller)."""
+    """Grid search by k-fold CV on the labeled training rows, then a refit (by the caller).
+
+    One search serves every selection metric in ``names``: each fold's fits are scored by all
+    of them, and each picks its own point."""
 
     kind = "cv"
 
-    def __init__(self, folds: list[tuple[np.ndarray, np.ndarray]], metric: str, task: str,
-                 n_classes: int, describe: Any = None, shared: bool = True,
+    def __init__(self, folds: list[tuple[np.ndarray, np.ndarray]], names: list[str],
+                 task: str, n_classes: int, describe: Any = None, shared: bool = True,
                  max_bytes: int | None = None) -> None:
         self.folds = folds
         self.shared, self.max_bytes = shared, max_bytes
-        self.search = _Search(metric, task, n_classes, describe)
+        self.search = _Search(names, task, n_classes, describe)
 
-    def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]) -> Tuned:
-        candidates = list(ParameterGrid(grid))
-        if len(candidates) <= 1:
-            return Tuned(candidates[0] if candidates else {}, math.nan, 0.0)
+    def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]
+             ) -> dict[str, Tuned]:
+        """The chosen point of each selection metric."""
+        candidates, trivial = _single(grid, self.search.names)
+        if trivial is not None:
+            return trivial
         start = time.perf_counter()
         per_fold = [self.search.fold_scores(estimator, candidates, X[fit], y[fit], X[val],
                                             y[val], self.shared, self.max_bytes)
                     for fit, val in self.folds]
-        means = []
-        for i in range(len(candidates)):
-            finite = [scores[i] for scores in per_fold if math.isfinite(scores[i])]
-            means.append(float(np.mean(finite)) if finite else math.nan)
-        best = self.search.best(means)
-        return Tuned(candidates[best], means[best], time.perf_counter() - start,
-                     self.search.failed, self.search.first_failure)
+        elapsed = time.perf_counter() - start
+        out = {}
+        for name in self.search.names:
+            means = []
+            for i in range(len(candidates)):
+                finite = [s[i][name] for s in per_fold if math.isfinite(s[i][name])]
+                means.append(float(np.mean(finite)) if finite else math.nan)
+            best = self.search.best(means, name)
+            out[name] = Tuned(candidates[best], means[best], elapsed, self.search.failed,
+                              self.search.first_failure,
+                              points=tuple(zip(candidates, means, strict=True)))
+        return out
 
 
 class TestSelection:
-    """Every grid point fitted on the training rows and scored on the evaluation rows; the best
-    model is kept (no refit). Its ``time_s`` excludes the kept model's own fit."""
+    """Every grid point fitted on the training rows and scored on the evaluation rows; each
+    selection metric keeps its best model (no refit). Its ``time_s`` excludes the kept model's
+    own fit."""
 
     kind = "test"
 
-    def __init__(self, X_eval: Any, y_eval: np.ndarray, metric: str, task: str,
+    def __init__(self, X_eval: Any, y_eval: np.ndarray, names: list[str], task: str,
                  n_classes: int, describe: Any = None) -> None:
         self.X_eval, self.y_eval = X_eval, y_eval
-        self.search = _Search(metric, task, n_classes, describe)
+        self.search = _Search(names, task, n_classes, describe)
 
-    def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]) -> Tuned:
-        candidates = list(ParameterGrid(grid))
-        if len(candidates) <= 1:
-            return Tuned(candidates[0] if candidates else {}, math.nan, 0.0)
+    def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]
+             ) -> dict[str, Tuned]:
+        """The chosen point (and its fitted model) of each selection metric."""
+        candidates, trivial = _single(grid, self.search.names)
+        if trivial is not None:
+            return trivial
         start = time.perf_counter()
         outcomes = [self.search.attempt(estimator, p, X, y, self.X_eval, self.y_eval)
                     for p in candidates]
-        best = self.search.best([score for score, _, _ in outcomes])
-        score, model, seconds = outcomes[best]
-        return Tuned(candidates[best], score, time.perf_counter() - start - seconds,
-                     self.search.failed, self.search.first_failure, model, seconds)
+        elapsed = time.perf_counter() - start
+        out = {}
+        for name in self.search.names:
+            values = [scores[name] for scores, _, _ in outcomes]
+            best = self.search.best(values, name)
+            _, model, seconds = outcomes[best]
+            out[name] = Tuned(candidates[best], values[best], elapsed - seconds,
+                              self.search.failed, self.search.first_failure, model, seconds,
+                              tuple(zip(candidates, values, strict=True)))
+        return out

@@ -3,27 +3,20 @@
 The methods sit on an axis of average ranks (1 = best, on the left); groups of methods that a
 post-hoc test cannot tell apart are joined by thick bars, and the Nemenyi critical difference is
 drawn above the axis when given. The drawing is ``scikit_posthocs.critical_difference_diagram``
-on an Axes of an Agg-canvas Figure (no pyplot figure state); each file is written under a
-temporary name and then renamed, so a figure on disk is always complete.
+on an Axes of a figure of :mod:`ordauc.report.files`, which also writes the files.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ordauc.errors import UserError
+from ordauc.report.files import new_figure, prepare_folder, save_figure
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-FORMATS = ("png", "pdf")
-DPI = 150
 _RC = {"font.size": 10, "axes.titlesize": 10.5, "figure.titlesize": 10.5, "pdf.fonttype": 42,
        "axes.grid": False}
 
@@ -57,29 +50,6 @@ def significance_input(ranks: pd.Series,
     return matrix
 
 
-def _figure(width: float, height: float) -> Figure:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height))
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _save(fig: Figure, stem: Path) -> list[Path]:
-    paths = []
-    for ext in FORMATS:
-        final = stem.with_name(f"{stem.name}.{ext}")
-        part = stem.with_name(f".{stem.name}.{ext}.part")
-        try:
-            fig.savefig(part, format=ext, dpi=DPI, bbox_inches="tight", pad_inches=0.1)
-            os.replace(part, final)
-        finally:
-            part.unlink(missing_ok=True)
-        paths.append(final)
-    return paths
-
-
 def draw_cd(ranks: Mapping[str, float] | pd.Series,
             cliques_or_pvalues: pd.DataFrame | Iterable[Iterable[str]],
             path_stem: str | Path, *, cd: float | None = None, alpha: float = 0.05,
@@ -100,29 +70,32 @@ def draw_cd(ranks: Mapping[str, float] | pd.Series,
     matrix = significance_input(series, cliques_or_pvalues)
     stem = Path(path_stem)
     k = len(series)
-    try:
-        stem.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"cannot create the folder {str(stem.parent)!r} "
-                        f"({exc.strerror or exc}); pass a writable folder") from None
+    prepare_folder(stem.parent, "figures")
     with matplotlib.rc_context(_RC):
-        fig = _figure(7.0, 2.0)
+        fig = new_figure(7.0, 2.0, constrained=False)
         ax = fig.add_subplot()
         artists = sp.critical_difference_diagram(
             series, matrix, ax=ax, alpha=alpha,
             label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) {label}",
             elbow_props={"linewidth": 1.2}, crossbar_props={"linewidth": 3},
             text_h_margin=0.03 * max(k - 1, 1))
-        ax.set_xlim(1 - 0.05 * max(k - 1, 1), k + 0.05 * max(k - 1, 1))
+        margin = 0.05 * max(k - 1, 1)
+        ax.set_xlim(1 - margin, k + margin)
         ax.set_xticks(range(1, k + 1))
         low = ax.get_ylim()[0]
         high = 1.0
         if cd is not None and cd == cd:
-            # The CD bar above the rank axis, clear of its tick labels, from the best rank.
-            start = float(series.min())
-            ax.plot([start, start + cd], [1.6, 1.6], color="k", linewidth=1.5,
-                    marker="|", markersize=8, clip_on=False)
-            ax.text(start + cd / 2, 1.85, f"CD = {cd:.2f}", ha="center", va="bottom")
+            # The CD bar above the rank axis, clear of its tick labels, from rank 1 as in
+            # Demšar's figures. A CD longer than the axis (few datasets) is cut at rank k
+            # with an arrow and said in words: no two average ranks can be that far apart.
+            end = min(1.0 + cd, float(k))
+            ax.plot([1.0, end], [1.6, 1.6], color="k", linewidth=1.5, clip_on=False)
+            ax.plot([1.0], [1.6], color="k", marker="|", markersize=8, clip_on=False)
+            ax.plot([end], [1.6], color="k", markersize=8, clip_on=False,
+                    marker="|" if end == 1.0 + cd else ">")
+            text = f"CD = {cd:.2f}" + ("" if end == 1.0 + cd else
+                                       f" > {k - 1}: no two methods can differ")
+            ax.text((1.0 + end) / 2, 1.85, text, ha="center", va="bottom")
             high = 2.6
         ax.set_ylim(low, high)
         fig.set_size_inches(7.0, max(1.6, 0.24 * (high - low) + 0.6))
@@ -132,42 +105,46 @@ def draw_cd(ranks: Mapping[str, float] | pd.Series,
             ax.text(0.5, -0.02, "every pair differs significantly", transform=ax.transAxes,
                     ha="center", va="top", color="0.45", fontsize=8)
         try:
-            return _save(fig, stem)
+            return save_figure(fig, stem.parent, stem.name, tight=True)
         except OSError as exc:
             raise UserError(f"cannot write {str(stem)!r} ({exc.strerror or exc}); "
                             "pass a writable folder") from None
 
 
 def draw_cd_diagrams(results: pd.DataFrame, out_dir: Path,
-                     metrics: Iterable[str] = ("mze", "mae"), alpha: float = 0.05) -> list[Path]:
+                     metrics: Iterable[str] = ("mze", "mae"), alpha: float = 0.05,
+                     suffix: str | None = None) -> list[Path]:
     """Per metric, ``cd_<metric>_nemenyi`` (with the CD bar) and ``cd_<metric>_wilcoxon_holm``
-    in ``out_dir``; metrics without values or without a dataset where every run finished are
-    skipped. The paths written."""
+    in ``out_dir`` (``cd_<metric>_<suffix>_...`` with a suffix, e.g. a task); metrics without
+    values or without a dataset where every run finished are skipped. The paths written."""
     from ordauc.report import stats
     from ordauc.report.tables import arrange, has_values, metric_of, metric_table
 
-    names = list(metrics)
-    for name in names:
+    asked = list(metrics)
+    for name in asked:
         metric_of(name)
+    names = [name for name in asked if has_values(results, name)]
+    if not names:  # checked before arranging: a study without these metrics has no diagram
+        return []
     arranged = arrange(results)
     written: list[Path] = []
     for name in names:
-        if not has_values(arranged.rows, name):
-            continue
+        stem = name if suffix is None else f"{name}_{suffix}"
         table = metric_table(arranged, name)
         result = stats.friedman(table, alpha)
         if result.n == 0:
             continue
         friedman = (f", Friedman p = {result.p_value:.3g}"
                     if result.p_value == result.p_value else "")
-        head = f"{table.metric.display}: N = {result.n} datasets{friedman}"
+        what = "datasets" if suffix is None else f"{suffix} datasets"
+        head = f"{table.metric.display}: N = {result.n} {what}{friedman}"
         if result.nemenyi is not None:
             written += draw_cd(result.average_ranks, result.nemenyi.pvalues,
-                               Path(out_dir) / f"cd_{name}_nemenyi", cd=result.nemenyi.cd,
+                               Path(out_dir) / f"cd_{stem}_nemenyi", cd=result.nemenyi.cd,
                                alpha=alpha,
                                title=f"{head}; Nemenyi CD = {result.nemenyi.cd:.2f}")
         if result.wilcoxon_holm is not None:
             written += draw_cd(result.average_ranks, result.wilcoxon_holm.pvalues,
-                               Path(out_dir) / f"cd_{name}_wilcoxon_holm", alpha=alpha,
+                               Path(out_dir) / f"cd_{stem}_wilcoxon_holm", alpha=alpha,
                                title=f"{head}; Wilcoxon-Holm")
     return written

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ordauc.report.load import OK, registry_names
 from ordauc.report.published import TABLES, PublishedTable
-from ordauc.report.tables import OK
 
 TUNING_TEXT = {"test": "tuned on the evaluation folds as the paper did",
                "cv": "tuned by inner cross-validation on the training folds",
@@ -63,11 +63,6 @@ class Comparison:
         """(cells within the paper's std, cells compared)."""
         compared = self.frame["diff_sd"].notna()
         return int(self.frame.loc[compared, "within_sd"].sum()), int(compared.sum())
-
-
-def _registry_names(results: pd.DataFrame) -> pd.Series:
-    column = "solver_name" if "solver_name" in results.columns else "solver"
-    return results[column].astype(str)
 
 
 def _variant_of(label: str, name: str) -> str:
@@ -129,15 +124,12 @@ def _frame(published: PublishedTable, rows: pd.DataFrame, labels: dict[str, str]
 
 def compare_published(results: pd.DataFrame,
                       tables: dict[str, PublishedTable] | None = None) -> list[Comparison]:
-    """Every (published table, variant) comparison that ``results`` allows; [] when no
-    published table shares a (dataset, solver) with the results."""
+    """Every (published table, variant) comparison that ``results`` (as
+    :func:`ordauc.report.load.load_results` returns it) allows; [] when no published table
+    shares a (dataset, solver) with the results."""
     if results.empty or not {"dataset", "solver", "status"} <= set(results.columns):
         return []
-    rows = results.assign(dataset=results["dataset"].astype(str),
-                          solver=results["solver"].astype(str),
-                          registry=_registry_names(results),
-                          status=results["status"].astype(object).fillna("").astype(str)
-                          .str.strip().str.lower())
+    rows = results.assign(registry=registry_names(results))
     comparisons = []
     for published in (TABLES if tables is None else tables).values():
         mine = rows[rows["registry"].isin(published.solvers)

@@ -10,7 +10,6 @@ these lines indistinguishable).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +24,7 @@ from ordauc.report.curvedata import (
     curve_datasets,
     read_curves,
 )
+from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import display_name
 
 if TYPE_CHECKING:
@@ -79,18 +79,9 @@ def draw_quantity(ax: Axes, conv: Convergence, quantity: str,
                 color="0.3", va="top", wrap=True)
 
 
-def _figure(width: float, height: float) -> Figure:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
 def convergence_figure(conv: Convergence) -> Figure:
     """The figure of one dataset: a panel per quantity, the legend beside the last."""
-    fig = _figure(4.6 * len(conv.quantities) + 1.6, 4.0)
+    fig = new_figure(4.6 * len(conv.quantities) + 1.6, 4.0)
     axes = fig.subplots(1, len(conv.quantities), squeeze=False).ravel()
     styles = line_styles(conv.solvers)
     for ax, quantity in zip(axes, conv.quantities, strict=True):
@@ -101,10 +92,12 @@ def convergence_figure(conv: Convergence) -> Figure:
     return fig
 
 
-def write_convergence(convs: list[Convergence], out_dir: Path, stems: dict[str, str],
-                      save: Callable[[Figure, Path, str], list[Path]]) -> list[Path]:
-    """Draw and save ``convergence_<dataset>`` per dataset with ``save(fig, out_dir, stem)``."""
+def write_convergence(convs: list[Convergence], out_dir: Path, stems: dict[str, str]
+                      ) -> list[Path]:
+    """Draw and save ``convergence_<stem>`` per dataset into ``out_dir``, ``stems`` giving each
+    dataset's file-name stem; the paths written."""
     written: list[Path] = []
     for conv in convs:
-        written += save(convergence_figure(conv), out_dir, f"convergence_{stems[conv.dataset]}")
+        written += save_figure(convergence_figure(conv), out_dir,
+                               f"convergence_{stems[conv.dataset]}")
     return written

@@ -3,6 +3,8 @@
 :func:`auc_panel` gives the AUC boxplot of one dataset at one (n_labeled, n_unlabeled) size;
 :func:`time_curves` gives the training time against n_unlabeled, with the sizes where a solver's
 runs did not finish (``skipped``, ``timeout``, ``error``) kept as failure marks, never dropped.
+Both take a results table as :func:`ordauc.report.load.load_results` returns it; every solver
+of a dataset gets its place, whether the registry knows it or not.
 """
 
 from __future__ import annotations
@@ -13,7 +15,18 @@ import numpy as np
 import pandas as pd
 
 from ordauc.errors import UserError
-from ordauc.report.load import display_name, infer_task, one_budget, solver_names, solver_order
+from ordauc.metrics import METRICS
+from ordauc.report.load import (
+    NO_STATUS,
+    OK,
+    by_selection,
+    display_name,
+    failure_counts,
+    infer_task,
+    one_budget,
+    solver_names,
+    solver_order,
+)
 
 
 @dataclass(frozen=True)
@@ -49,10 +62,11 @@ class AucPanel:
 
 @dataclass(frozen=True)
 class FailureMark:
-    """The size at which a solver's time curve breaks because some of its runs did not finish."""
+    """The size at which a solver's curve breaks because some of its runs did not finish
+    (``size`` on the curve's axis, :attr:`TimeCurves.axis`)."""
 
     solver: str
-    n_unlabeled: int
+    size: int
     last_ok: int | None
     status: str
     reason: str
@@ -62,7 +76,7 @@ class FailureMark:
 
     def note(self) -> str:
         """Short legend text, e.g. ``SAMULT: skipped beyond 5000 (memory)``."""
-        where = f"beyond {self.last_ok}" if self.last_ok is not None else f"from {self.n_unlabeled}"
+        where = f"beyond {self.last_ok}" if self.last_ok is not None else f"from {self.size}"
         details = [self.reason] if self.reason else []
         if self.n_failed < self.n_runs:
             details.append(f"{self.n_failed}/{self.n_runs} runs")
@@ -72,20 +86,25 @@ class FailureMark:
 
 @dataclass(frozen=True)
 class TimeCurves:
-    """Training time per solver and n_unlabeled at a fixed n_labeled, with failure marks.
+    """Training time (or another ``value`` column) per solver against the size a study varies,
+    with failure marks.
 
-    ``table`` has one row per (solver, n_unlabeled): ``n_runs``, ``n_ok``, ``n_failed``,
-    ``status`` (``ok`` or the most frequent failing status), ``mean``, ``std``, ``min``,
-    ``max`` of ``fit_time_s`` over the finished seeds, and ``drawn`` (every run finished, so
-    the point belongs to the line).
+    ``axis`` is that size: ``n_unlabeled`` at a fixed ``n_labeled`` (the QSG papers' time
+    figures), or ``n_labeled`` when the study varies the training rows alone (the NPSVOR
+    paper's Fig. 7; ``n_labeled`` is then None). ``table`` has one row per (solver, size), the
+    size in a column named ``axis``: ``n_runs``, ``n_ok``, ``n_failed``, ``status`` (``ok`` or
+    the most frequent failing status), ``mean``, ``std``, ``min``, ``max`` of ``value`` over the
+    finished seeds, and ``drawn`` (every run finished, so the point belongs to the line).
     """
 
     dataset: str
-    n_labeled: int
+    n_labeled: int | None
     solvers: list[str]
     table: pd.DataFrame
     marks: list[FailureMark]
     names: dict[str, str] = field(default_factory=dict)  # solver label -> registry name
+    axis: str = "n_unlabeled"
+    value: str = "fit_time_s"
 
     def first_failures(self) -> dict[str, FailureMark]:
         """The first failure mark of each solver that has one."""
@@ -102,16 +121,17 @@ def datasets(results: pd.DataFrame) -> list[str]:
 
 def common_n_labeled(rows: pd.DataFrame) -> int:
     """The n_labeled with the most finished rows (ties: the larger), all rows if none finished."""
-    ok = rows[rows["status"] == "ok"]
+    ok = rows[rows["status"] == OK]
     counts = (ok if len(ok) else rows)["n_labeled"].value_counts()
     best = counts.max()
     return int(max(n for n, c in counts.items() if c == best))
 
 
-def _rows_of(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
-    """The dataset's rows; at one budget (:func:`one_budget`, e.g. k-fold folds of unequal
+def _rows_of(results: pd.DataFrame, dataset: str, metric: str = "auc") -> pd.DataFrame:
+    """The dataset's rows (of one selection metric, :func:`by_selection`: ``metric``'s where a
+    study selected by it); at one budget (:func:`one_budget`, e.g. k-fold folds of unequal
     size) every row takes the most common size, so the figures keep every repetition."""
-    rows = results[results["dataset"] == dataset]
+    rows = by_selection(results[results["dataset"] == dataset], metric)
     if rows.empty:
         raise UserError(f"dataset {dataset!r} is not in the results; "
                         f"it holds {', '.join(datasets(results))}")
@@ -126,7 +146,7 @@ def _all_finished(at_l: pd.DataFrame) -> set[int]:
     solvers = set(at_l["solver"])
     sizes = set()
     for n_u, group in at_l.groupby("n_unlabeled"):
-        if set(group["solver"]) == solvers and (group["status"] == "ok").all():
+        if set(group["solver"]) == solvers and (group["status"] == OK).all():
             sizes.add(int(n_u))
     return sizes
 
@@ -142,7 +162,7 @@ def _pick_size(rows: pd.DataFrame, dataset: str, n_labeled: int | None,
     at_l = rows[rows["n_labeled"] == n_labeled]
     if n_unlabeled is None:
         finished = _all_finished(at_l) if complete else set()
-        ok = at_l[at_l["status"] == "ok"]
+        ok = at_l[at_l["status"] == OK]
         n_unlabeled = max(finished) if finished else int(
             (ok if len(ok) else at_l)["n_unlabeled"].max())
     elif n_unlabeled not in set(at_l["n_unlabeled"]):
@@ -150,11 +170,6 @@ def _pick_size(rows: pd.DataFrame, dataset: str, n_labeled: int | None,
         raise UserError(f"dataset {dataset!r} has no run with n_unlabeled={n_unlabeled} at "
                         f"n_labeled={n_labeled}; its sizes are {sizes}")
     return int(n_labeled), int(n_unlabeled)
-
-
-def _failure_note(failed: pd.DataFrame) -> str:
-    counts = failed["status"].replace("", "no status").value_counts()
-    return ", ".join(f"{n} {s}" for s, n in counts.items())
 
 
 def auc_panel(results: pd.DataFrame, dataset: str, n_labeled: int | None = None,
@@ -176,13 +191,13 @@ def auc_panel(results: pd.DataFrame, dataset: str, n_labeled: int | None = None,
     notes: dict[str, str] = {}
     for solver in solvers:
         mine = cell[cell["solver"] == solver]
-        ok = mine[mine["status"] == "ok"]
+        ok = mine[mine["status"] == OK]
         values[solver] = np.sort(ok["auc"].dropna().to_numpy(dtype=np.float64))
-        failed = mine[mine["status"] != "ok"]
+        failed = mine[mine["status"] != OK]
         if mine.empty:
             notes[solver] = "not run"
         elif len(failed):
-            notes[solver] = _failure_note(failed)
+            notes[solver] = failure_counts(failed["status"])
         elif values[solver].size < len(ok):
             notes[solver] = f"{len(ok) - values[solver].size} without AUC"
     eval_sets = cell["eval_set"].dropna().astype(str).unique() if "eval_set" in cell else []
@@ -191,11 +206,11 @@ def auc_panel(results: pd.DataFrame, dataset: str, n_labeled: int | None = None,
                     values=values, notes=notes, names=names)
 
 
-def _size_row(group: pd.DataFrame) -> dict[str, object]:
-    ok = group[group["status"] == "ok"]
-    failed = group[group["status"] != "ok"]
-    times = ok["fit_time_s"].dropna().to_numpy(dtype=np.float64)
-    status = "ok" if failed.empty else str(failed["status"].replace("", "no status").mode()[0])
+def _size_row(group: pd.DataFrame, value: str) -> dict[str, object]:
+    ok = group[group["status"] == OK]
+    failed = group[group["status"] != OK]
+    times = pd.to_numeric(ok[value], errors="coerce").dropna().to_numpy(dtype=np.float64)
+    status = OK if failed.empty else str(failed["status"].replace("", NO_STATUS).mode()[0])
     return {"n_runs": len(group), "n_ok": len(ok), "n_failed": len(failed), "status": status,
             "mean": times.mean() if times.size else np.nan,
             "std": times.std(ddof=1) if times.size > 1 else (0.0 if times.size else np.nan),
@@ -208,36 +223,51 @@ def _reason(failed: pd.DataFrame) -> str:
     return "memory" if failed["message"].str.contains("memory", case=False).any() else ""
 
 
-def time_curves(results: pd.DataFrame, dataset: str, n_labeled: int | None = None) -> TimeCurves:
-    """Training time of every solver of ``dataset`` against n_unlabeled at one n_labeled.
+def size_axis(rows: pd.DataFrame) -> str:
+    """The size a dataset's rows vary: ``n_labeled`` when its unlabeled size is one and its
+    labeled sizes several (a study of training-set size), else ``n_unlabeled``."""
+    if rows["n_unlabeled"].nunique() == 1 and rows["n_labeled"].nunique() > 1:
+        return "n_labeled"
+    return "n_unlabeled"
+
+
+def time_curves(results: pd.DataFrame, dataset: str, n_labeled: int | None = None,
+                value: str = "fit_time_s") -> TimeCurves:
+    """Training time (``value``: another numeric column, e.g. a metric) of every solver of
+    ``dataset`` against the size the study varies (:func:`size_axis`): n_unlabeled at one
+    n_labeled, or n_labeled.
 
     A size where any run of a solver did not finish is left out of its line; the first size of
     each stretch of such sizes gets a :class:`FailureMark`, so the line visibly stops there.
     """
-    rows = _rows_of(results, dataset)
-    n_l, _ = _pick_size(rows, dataset, n_labeled, None)
-    at_l = rows[rows["n_labeled"] == n_l]
+    rows = _rows_of(results, dataset, value if value in METRICS else "auc")
+    axis = size_axis(rows)
+    if axis == "n_unlabeled":
+        n_l, _ = _pick_size(rows, dataset, n_labeled, None)
+        rows = rows[rows["n_labeled"] == n_l]
+    else:
+        n_l = None
     names = solver_names(rows)
     solvers = solver_order(rows["solver"], names)
     records, marks = [], []
     for solver in solvers:
-        mine = at_l[at_l["solver"] == solver]
+        mine = rows[rows["solver"] == solver]
         last_ok: int | None = None
         previous_failed = False
-        for n_u, group in sorted(mine.groupby("n_unlabeled"), key=lambda item: item[0]):
-            record = {"solver": solver, "n_unlabeled": int(n_u), **_size_row(group)}
+        for size, group in sorted(mine.groupby(axis), key=lambda item: item[0]):
+            record = {"solver": solver, axis: int(size), **_size_row(group, value)}
             records.append(record)
             if record["n_failed"] and not previous_failed:
-                failed = group[group["status"] != "ok"]
-                marks.append(FailureMark(solver=solver, n_unlabeled=int(n_u), last_ok=last_ok,
+                failed = group[group["status"] != OK]
+                marks.append(FailureMark(solver=solver, size=int(size), last_ok=last_ok,
                                          status=str(record["status"]), reason=_reason(failed),
                                          n_failed=len(failed), n_runs=len(group),
                                          display=display_name(solver, names)))
             previous_failed = bool(record["n_failed"])
             if record["drawn"]:
-                last_ok = int(n_u)
-    columns = ["solver", "n_unlabeled", "n_runs", "n_ok", "n_failed", "status", "mean", "std",
+                last_ok = int(size)
+    columns = ["solver", axis, "n_runs", "n_ok", "n_failed", "status", "mean", "std",
                "min", "max", "drawn"]
     return TimeCurves(dataset=dataset, n_labeled=n_l, solvers=solvers,
                       table=pd.DataFrame.from_records(records, columns=columns), marks=marks,
-                      names=names)
+                      names=names, axis=axis, value=value)

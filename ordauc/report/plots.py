@@ -3,43 +3,49 @@
 They follow the papers' figures: QSG-S2AUC Fig. 1 / QS3ORAO Fig. 2 (AUC over trials, one panel
 per dataset) and QSG-S2AUC Fig. 2 / QS3ORAO Fig. 1 (training time as the unlabeled set grows,
 lines stopping where a method ran out of memory or time). matplotlib is imported inside the
-functions so the command line starts fast, and figures are drawn on the Agg canvas without
-pyplot, so no global figure state is kept. Each file is written under a temporary name and then
-renamed, so a figure on disk is always complete.
+functions so the command line starts fast; figures are drawn and written by
+:mod:`ordauc.report.files`. Every solver of the results is drawn, whether the registry knows
+it or not (one it cannot describe is drawn under its label, in a colour of its own).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from ordauc.errors import UserError
+from ordauc.metrics import METRICS
 from ordauc.report.convergence import convergence_data, write_convergence
+from ordauc.report.cv_time import write_cv_time
 from ordauc.report.figdata import AucPanel, TimeCurves, auc_panel, datasets, time_curves
+from ordauc.report.files import new_figure, prepare_folder, save_figure
 from ordauc.report.load import (
+    OK,
     Names,
+    base_solver_of,
     display_name,
-    family_of,
     is_wrapper,
     load_results,
+    solver_meta,
     solver_names,
     solver_order,
+    study_metrics,
+    task_groups,
 )
-from ordauc.report.write import prepare_folder
+from ordauc.report.tables import has_values, metric_of
+from ordauc.report.tuning_curves import read_scores, tuning_curves, write_tuning_curves
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 FIGURES_DIR = "figures"
-FORMATS = ("png", "pdf")
-DPI = 150
 
 # A method and its multi-class wrapper share a colour (the wrapper is drawn dashed and hatched,
 # so both stay apart on the same ordinal data); the papers' own methods are red.
@@ -57,21 +63,19 @@ _RC = {
 
 
 def solver_colours(solvers: Iterable[str], names: Names | None = None) -> dict[str, str]:
-    """One colour per method (a wrapper shares its binary solver's), the same in every figure
-    drawn from one results table; the papers' own methods in red."""
-    from ordauc.solvers import meta_of
-
+    """One colour per base solver (a wrapper shares its binary solver's,
+    :func:`~ordauc.report.load.base_solver_of`), the same in every figure drawn from one
+    results table; the papers' own methods in red."""
     colours: dict[str, str] = {}
-    families: dict[str, str] = {}
+    by_base: dict[str, str] = {}
     for solver in solver_order(list(solvers), names):
-        family = family_of(solver, names)
-        meta = meta_of(family)
-        if family not in families:
-            families[family] = (PROPOSED_COLOUR if meta is not None and meta.proposed else
-                                _OTHER_COLOURS[sum(c != PROPOSED_COLOUR
-                                                   for c in families.values())
-                                               % len(_OTHER_COLOURS)])
-        colours[solver] = families[family]
+        base = base_solver_of(solver, names)
+        if base not in by_base:
+            meta = solver_meta(base)
+            by_base[base] = (PROPOSED_COLOUR if meta is not None and meta.proposed else
+                             _OTHER_COLOURS[sum(c != PROPOSED_COLOUR for c in by_base.values())
+                                            % len(_OTHER_COLOURS)])
+        colours[solver] = by_base[base]
     return colours
 
 
@@ -84,15 +88,6 @@ def _size(n: int) -> str:
 
 def _on(eval_set: str | None) -> str:
     return f" on {eval_set} data" if eval_set else ""
-
-
-def _new_figure(width: float, height: float) -> Figure:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
 
 
 def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: str) -> None:
@@ -133,7 +128,8 @@ def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: st
 
 
 def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> None:
-    """Mean training time with a min-max band; an x where a solver's line stops."""
+    """Mean training time (or the curves' value) with a min-max band against the size the
+    study varies; an x where a solver's line stops."""
     from matplotlib.lines import Line2D
     from matplotlib.ticker import NullLocator
     from matplotlib.transforms import blended_transform_factory
@@ -141,11 +137,11 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
     table = curves.table
     handles: list[Line2D] = []
     for solver in curves.solvers:
-        mine = table[table["solver"] == solver].sort_values("n_unlabeled")
+        mine = table[table["solver"] == solver].sort_values(curves.axis)
         if mine.empty:
             continue
         colour, drawn = colours[solver], mine["drawn"].to_numpy(dtype=bool)
-        x = mine["n_unlabeled"].to_numpy(dtype=np.float64)
+        x = mine[curves.axis].to_numpy(dtype=np.float64)
         wrapper = is_wrapper(solver, curves.names)
         (line,) = ax.plot(x, np.where(drawn, mine["mean"], np.nan),
                           marker="s" if wrapper else "o", markersize=4,
@@ -160,8 +156,8 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
     top = blended_transform_factory(ax.transData, ax.transAxes)
     stacked: dict[int, int] = {}
     for mark in curves.marks:
-        level = stacked[mark.n_unlabeled] = stacked.get(mark.n_unlabeled, -1) + 1
-        ax.plot([mark.n_unlabeled], [1.05 + 0.06 * level], transform=top, marker="x",
+        level = stacked[mark.size] = stacked.get(mark.size, -1) + 1
+        ax.plot([mark.size], [1.05 + 0.06 * level], transform=top, marker="x",
                 markersize=8, markeredgewidth=2.2, linestyle="none",
                 color=colours[mark.solver], clip_on=False)
     if stacked:
@@ -171,23 +167,38 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
         handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=2,
                               linestyle="none", color=colours[mark.solver], label=mark.note()))
 
-    sizes = np.sort(table["n_unlabeled"].unique()) if len(table) else np.array([])
+    sizes = np.sort(table[curves.axis].unique()) if len(table) else np.array([])
     if sizes.size and sizes[0] > 0 and sizes[-1] / sizes[0] >= 10:
         ax.set_xscale("log")
     if sizes.size and sizes.size <= 8:
         ax.set_xticks(sizes, [_size(int(n)) for n in sizes])
         ax.xaxis.set_minor_locator(NullLocator())
     times = table.loc[table["drawn"].astype(bool), ["min", "mean"]].to_numpy(dtype=np.float64)
-    if (times > 0).any():
+    timed = curves.value == "fit_time_s"
+    if timed and (times > 0).any():
         ax.set_yscale("log")
-    else:
+    elif not np.isfinite(times).any():
         ax.set_yticks([])
         ax.text(0.5, 0.5, "no finished run", transform=ax.transAxes, ha="center", color="0.45")
-    ax.set_xlabel("number of unlabeled samples")
-    ax.set_ylabel("training time (s)")
-    title = f"{curves.dataset}: training time (n_labeled = {curves.n_labeled})"
+    what = "training time" if timed else METRICS[curves.value].display
+    ax.set_xlabel("number of unlabeled samples" if curves.axis == "n_unlabeled"
+                  else "number of training samples")
+    ax.set_ylabel("training time (s)" if timed else what)
+    title = f"{curves.dataset}: {what}" + (f" (n_labeled = {curves.n_labeled})"
+                                           if curves.n_labeled is not None else "")
     ax.set_title(title, pad=8 + 14 * (max(stacked.values()) + 1) if stacked else 6)
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def _metric_curves(curves: list[TimeCurves], colours: dict[str, str]) -> Figure:
+    """One panel per metric against the training-set size, side by side."""
+    fig = new_figure(5.4 * len(curves) + 2.2, 4.0)
+    axes = fig.subplots(1, len(curves), squeeze=False).ravel()
+    for i, (ax, curve) in enumerate(zip(axes, curves, strict=True)):
+        draw_time_curves(ax, curve, colours)
+        if i < len(curves) - 1:
+            ax.get_legend().remove()
+    return fig
 
 
 def _auc_title(panel: AucPanel, *, with_dataset: bool = True) -> str:
@@ -200,7 +211,7 @@ def _auc_all(panels: list[AucPanel], colours: dict[str, str]) -> Figure:
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
     widest = max(len(p.solvers) for p in panels)
-    fig = _new_figure(max(3.0, 0.75 * widest + 1.2) * ncols, 3.7 * nrows)
+    fig = new_figure(max(3.0, 0.75 * widest + 1.2) * ncols, 3.7 * nrows)
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for ax, panel in zip(axes[:len(panels)], panels, strict=True):
         draw_auc_panel(ax, panel, colours,
@@ -227,50 +238,54 @@ def _stems(names: list[str]) -> dict[str, str]:
     return stems
 
 
-def _save(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
-    paths = []
-    for ext in FORMATS:
-        final, part = out_dir / f"{stem}.{ext}", out_dir / f".{stem}.{ext}.part"
-        try:
-            fig.savefig(part, format=ext, dpi=DPI)
-            os.replace(part, final)
-        finally:
-            part.unlink(missing_ok=True)
-        paths.append(final)
-    return paths
-
-
-def _cd_diagrams(results: object, out_dir: Path) -> list[Path]:
-    """Critical-difference diagrams of a comparison study (labels predicted by three or more
-    solvers on two or more datasets): the NPSVOR paper's statistics, drawn by ``report.cd``."""
+def _cd_diagrams(results: pd.DataFrame, out_dir: Path, metrics: tuple[str, ...]
+                 ) -> list[Path]:
+    """Critical-difference diagrams of a comparison study (three or more solvers finished on two
+    or more datasets of one task): the NPSVOR paper's statistics, drawn by ``report.cd``, which
+    skips the metrics no finished run has (labels are not predicted by every study). A study
+    of binary and ordinal datasets gets each task's diagrams (``cd_<metric>_<task>_...``)."""
     from ordauc.report.cd import draw_cd_diagrams
 
-    ok = results[results["status"] == "ok"]
-    metrics = [m for m in ("mze", "mae") if m in ok.columns and ok[m].notna().any()]
-    if not metrics or ok["dataset"].nunique() < 2 or ok["solver"].nunique() < 3:
-        return []
-    return draw_cd_diagrams(results, out_dir, metrics=metrics)
+    written: list[Path] = []
+    for task, rows in task_groups(results):
+        ok = rows[rows["status"] == OK]
+        if ok["dataset"].nunique() < 2 or ok["solver"].nunique() < 3:
+            continue
+        written += draw_cd_diagrams(rows, out_dir, metrics, suffix=task)
+    return written
 
 
 def plot_results(directory: str | Path, out: str | Path | None = None,
                  n_labeled: int | None = None, n_unlabeled: int | None = None,
-                 complete: bool = False) -> list[Path]:
+                 complete: bool = False, metrics: tuple[str, ...] | None = None) -> list[Path]:
     """Draw every figure of a results folder; return the written files.
 
     Per dataset ``auc_<dataset>`` (boxplot at ``n_labeled``/``n_unlabeled``, by default the most
     common n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``) and
     ``time_<dataset>``; ``auc_all`` puts the boxplots side by side; with curves.csv,
-    ``convergence_<dataset>`` (:mod:`ordauc.report.convergence`). Everything is checked
-    before the output folder is touched.
+    ``convergence_<dataset>`` (:mod:`ordauc.report.convergence`); with tuning_scores.csv,
+    ``tuning_<dataset>``, the score against a one-parameter grid
+    (:mod:`ordauc.report.tuning_curves`, the AUC-DCD paper's Figure 1); critical-difference
+    diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Everything is
+    checked before the output folder is touched.
     """
     import matplotlib
 
     results = load_results(directory)
+    metrics = metrics or study_metrics(Path(directory), results)
+    for name in metrics:
+        metric_of(name)
     names = datasets(results)
     panels = [auc_panel(results, d, n_labeled, n_unlabeled, complete) for d in names]
     curves = [time_curves(results, d, n_labeled) for d in names]
+    # a study of training-set size (NPSVOR Fig. 7) also gets its metrics against that size
+    by_size = {c.dataset: [time_curves(results, c.dataset, n_labeled, m) for m in metrics
+                           if has_values(results[results["dataset"] == c.dataset], m)]
+               for c in curves if c.axis == "n_labeled"}
     colours = solver_colours(results["solver"], solver_names(results))
     convs = convergence_data(directory, results)
+    scores = read_scores(directory)
+    tuned = tuning_curves(scores, results) if scores is not None else []
     stems = _stems(names)
     out_dir = Path(out) if out is not None else Path(directory) / FIGURES_DIR
     created = prepare_folder(out_dir, "figures", "a writable --out folder")
@@ -278,15 +293,20 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     try:
         with matplotlib.rc_context(_RC):
             for panel, curve in zip(panels, curves, strict=True):
-                fig = _new_figure(max(4.2, 0.9 * len(panel.solvers) + 1.6), 3.9)
+                fig = new_figure(max(4.2, 0.9 * len(panel.solvers) + 1.6), 3.9)
                 draw_auc_panel(fig.add_subplot(), panel, colours, _auc_title(panel))
-                written += _save(fig, out_dir, f"auc_{stems[panel.dataset]}")
-                fig = _new_figure(7.6, 4.0)
+                written += save_figure(fig, out_dir, f"auc_{stems[panel.dataset]}")
+                fig = new_figure(7.6, 4.0)
                 draw_time_curves(fig.add_subplot(), curve, colours)
-                written += _save(fig, out_dir, f"time_{stems[curve.dataset]}")
-            written += _save(_auc_all(panels, colours), out_dir, "auc_all")
-            written += _cd_diagrams(results, out_dir)
-            written += write_convergence(convs, out_dir, stems, _save)
+                written += save_figure(fig, out_dir, f"time_{stems[curve.dataset]}")
+                if by_size.get(curve.dataset):
+                    written += save_figure(_metric_curves(by_size[curve.dataset], colours),
+                                           out_dir, f"metrics_{stems[curve.dataset]}")
+            written += save_figure(_auc_all(panels, colours), out_dir, "auc_all")
+            written += _cd_diagrams(results, out_dir, metrics)
+            written += write_convergence(convs, out_dir, stems)
+            written += write_tuning_curves(tuned, out_dir, stems)
+            written += write_cv_time(results, out_dir)
     except OSError as exc:
         raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable --out folder") from None

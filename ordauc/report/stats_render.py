@@ -206,7 +206,7 @@ def summary_markdown(table: MetricTable, wdl: WinDrawLoss, result: FriedmanResul
     """A few lines for the terminal: average ranks, Friedman, post-hoc groups, wins/losses."""
     ranks = ", ".join(f"{m} {result.average_ranks[m]:.2f}" for m in _order(result)
                       if math.isfinite(result.average_ranks[m]))
-    lines = [f"Average ranks over {result.n} of {len(table.problems)} datasets "
+    lines = [f"Average ranks over {result.n} of {len(table.datasets)} datasets "
              f"(1 = best): {ranks or 'none (no dataset where every run finished)'}."]
     lines += _friedman_lines(result)
     totals = wdl.totals

@@ -31,10 +31,13 @@ def cell_text(table: MetricTable, problem: str, method: str, decimals: int = DEC
 
 def _footnotes(table: MetricTable) -> list[str]:
     lines = []
-    ranked, total = len(table.ranked_problems), len(table.problems)
+    ranked, total = len(table.ranked_problems), len(table.datasets)
     if table.unranked_problems:
         lines.append(f"Average ranks over the {ranked} of {total} datasets where every run "
                      f"finished; left out: {', '.join(table.unranked_problems)}.")
+    if len(table.problems) > total:
+        lines.append("A dataset run at several sizes is ranked at its largest size where every "
+                     "run finished.")
     if table.dropped:
         lines.append("Not in the table: " + "; ".join(table.dropped) + ".")
     return lines

@@ -14,12 +14,14 @@ where every solver's cell is complete; the datasets left out are named under the
 run at several sample sizes (budgets) gets one row per size; sizes that differ only between
 repetitions (k-fold folds of unequal size) are one budget and one row.
 
-Renderers are in :mod:`ordauc.report.table_render`, files in :mod:`ordauc.report.write`.
+The input is a results table as :func:`ordauc.report.load.load_results` returns it (statuses
+cleaned there). Renderers are in :mod:`ordauc.report.table_render`, files in
+:mod:`ordauc.report.write`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -27,9 +29,15 @@ from scipy.stats import rankdata
 
 from ordauc.errors import UserError
 from ordauc.metrics import METRICS, Metric
-from ordauc.report.load import one_budget
+from ordauc.report.load import (
+    OK,
+    by_selection,
+    display_name,
+    failure_counts,
+    one_budget,
+    solver_names,
+)
 
-OK = "ok"
 DECIMALS = 3
 RANK_LABEL = "Average rank"
 REQUIRED_COLUMNS = ("dataset", "solver", "status")
@@ -38,12 +46,26 @@ REQUIRED_COLUMNS = ("dataset", "solver", "status")
 _TIE_DECIMALS = 12
 
 
+def _measured(*_: object) -> float:
+    raise TypeError("a measured column is read from the results, never computed")
+
+
+# Columns the runs measure, tabulated like a metric (mean ± std, best in bold, ranks): the
+# NPSVOR paper's Table V is the time of each problem's cross-validation.
+MEASURES = {"cv_time_s": Metric(name="cv_time_s", display="CV time (s)", needs="labels",
+                                lower_is_better=True, compute=_measured),
+            "fit_time_s": Metric(name="fit_time_s", display="training time (s)",
+                                 needs="labels", lower_is_better=True, compute=_measured)}
+
+
 def metric_of(name: str) -> Metric:
-    """The registered metric ``name``; a :class:`UserError` naming the known ones otherwise."""
-    try:
-        return METRICS[name]
-    except KeyError:
-        raise UserError(f"unknown metric {name!r}; the metrics are {', '.join(METRICS)}") from None
+    """The registered metric (or measured column, :data:`MEASURES`) ``name``; a
+    :class:`UserError` naming the known ones otherwise."""
+    found = METRICS.get(name) or MEASURES.get(name)
+    if found is None:
+        raise UserError(f"unknown metric {name!r}; the metrics are "
+                        f"{', '.join([*METRICS, *MEASURES])}")
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -55,13 +77,20 @@ class Arranged:
     """The results with a ``problem`` (table row) and a ``method`` (table column) per row.
 
     ``problems`` are the datasets in the order they first appear (one per sample size when a
-    dataset ran at several, e.g. ``abalone [n_l=100, n_u=0]``); ``methods`` the solvers' display
-    names in the order they first appear (the config's order).
+    dataset ran at several, e.g. ``abalone [n_l=100, n_u=0]``, smallest size first);
+    ``methods`` the solvers' display names in the order they first appear (the config's order,
+    :func:`ordauc.report.load.in_study_order`); ``dataset_of`` maps each problem to its dataset.
     """
 
     rows: pd.DataFrame
     problems: list[str]
     methods: list[str]
+    dataset_of: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def datasets(self) -> list[str]:
+        """The distinct datasets, in the order of :attr:`problems`."""
+        return list(dict.fromkeys(self.dataset_of.get(p, p) for p in self.problems))
 
 
 def _repetition_column(results: pd.DataFrame) -> str:
@@ -73,15 +102,10 @@ def _repetition_column(results: pd.DataFrame) -> str:
 
 
 def _display_names(rows: pd.DataFrame) -> dict[str, str]:
-    """Display name per solver label (:func:`ordauc.report.load.display_name`); labels whose
-    display names would collide keep their labels."""
-    from ordauc.report.load import display_name, solver_names
-
+    """Display name per solver label (:func:`ordauc.report.load.display_name`; labels whose
+    display names would collide keep their labels)."""
     registry = solver_names(rows)
-    names = {label: display_name(label, registry) for label in registry}
-    shown = list(names.values())
-    return {label: (label if shown.count(shown_name) > 1 else shown_name)
-            for label, shown_name in names.items()}
+    return {label: display_name(label, registry) for label in registry}
 
 
 def _size_text(value: object) -> str:
@@ -90,7 +114,8 @@ def _size_text(value: object) -> str:
 
 
 def arrange(results: pd.DataFrame) -> Arranged:
-    """Check the columns the tables need and name each row's table cell."""
+    """Check the columns the tables need and name each row's table cell (``results`` as
+    :func:`ordauc.report.load.load_results` returns it)."""
     missing = [c for c in REQUIRED_COLUMNS if c not in results.columns]
     if missing:
         raise UserError(f"the results table lacks the column(s) {', '.join(missing)}; "
@@ -99,14 +124,11 @@ def arrange(results: pd.DataFrame) -> Arranged:
         raise UserError("the results table has no rows; run `ordauc run` first")
     repetition = _repetition_column(results)
     rows = results.copy()
-    rows["dataset"] = rows["dataset"].astype(str)
-    rows["solver"] = rows["solver"].astype(str)
-    rows["status"] = (rows["status"].astype(object).fillna("").astype(str)
-                      .str.strip().str.lower())
     rows["repetition"] = rows[repetition]
     size_columns = [c for c in ("n_labeled", "n_unlabeled") if c in rows.columns]
     problem = rows["dataset"].copy()
     problems: list[str] = []
+    dataset_of: dict[str, str] = {}
     for dataset in pd.unique(rows["dataset"]):
         mine = rows["dataset"] == dataset
         if size_columns and not one_budget(rows.loc[mine], tuple(size_columns)):
@@ -120,12 +142,15 @@ def arrange(results: pd.DataFrame) -> Arranged:
                     label = f"{dataset} [{text}]"
                     problem[at] = label
                     problems.append(label)
+                    dataset_of[label] = str(dataset)
                 continue
         problems.append(str(dataset))
+        dataset_of[str(dataset)] = str(dataset)
     rows["problem"] = problem
     names = _display_names(rows)
     rows["method"] = rows["solver"].map(names)
-    return Arranged(rows=rows, problems=problems, methods=list(dict.fromkeys(names.values())))
+    return Arranged(rows=rows, problems=problems, methods=list(dict.fromkeys(names.values())),
+                    dataset_of=dataset_of)
 
 
 def _metric_values(rows: pd.DataFrame, metric: Metric) -> pd.Series:
@@ -158,8 +183,10 @@ class MetricTable:
 
     ``n_runs`` counts the results rows of a cell, ``n_ok`` those with status ok, ``n_values`` the
     ok rows with a finite value; ``complete`` is True where every run finished with a value.
-    ``best`` marks the best complete cell(s) of each row. ``ranks`` holds the ranks of the rows
-    where every cell is complete (1 = best, ties averaged) and ``average_ranks`` their means.
+    ``best`` marks the best complete cell(s) of each row. ``ranks`` holds the ranks of one row
+    per dataset (1 = best, ties averaged): the dataset's largest size where every cell is
+    complete, as a dataset run at several sizes is one dataset of the Friedman test, at the
+    papers' setting (all of its data); ``average_ranks`` are their means.
     ``values`` are the per-repetition values (:func:`repetition_values`) the statistics pair on.
     ``dropped`` says which methods or problems were left out because none of their finished
     runs gives this metric (e.g. MZE of a ranking-only model).
@@ -180,6 +207,12 @@ class MetricTable:
     average_ranks: pd.Series
     values: pd.DataFrame
     dropped: list[str]
+    dataset_of: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def datasets(self) -> list[str]:
+        """The distinct datasets of the table's rows, in their order."""
+        return list(dict.fromkeys(self.dataset_of.get(p, p) for p in self.problems))
 
     @property
     def ranked_problems(self) -> list[str]:
@@ -188,9 +221,9 @@ class MetricTable:
 
     @property
     def unranked_problems(self) -> list[str]:
-        """The problems left out of the ranks because some cell is not complete."""
-        ranked = set(self.ranks.index)
-        return [p for p in self.problems if p not in ranked]
+        """The datasets left out of the ranks because none of their sizes is complete."""
+        ranked = {self.dataset_of.get(p, p) for p in self.ranks.index}
+        return [d for d in self.datasets if d not in ranked]
 
     @property
     def best_average(self) -> list[str]:
@@ -202,17 +235,12 @@ class MetricTable:
         return "lower is better" if self.metric.lower_is_better else "higher is better"
 
 
-def _failure_text(statuses: pd.Series) -> str:
-    counts = statuses.replace("", "no status").value_counts()
-    return ", ".join(f"{n} {s}" for s, n in counts.items())
-
-
 def _note(n_runs: int, n_ok: int, n_values: int, failed: pd.Series, display: str) -> str:
     if n_runs == 0:
         return "not run"
     parts = []
     if n_ok < n_runs:
-        parts.append(f"{n_ok}/{n_runs} ok; {_failure_text(failed)}")
+        parts.append(f"{n_ok}/{n_runs} ok; {failure_counts(failed)}")
     if n_ok and n_values == 0:
         parts.append(f"no {display}")
     elif n_values < n_ok:
@@ -240,8 +268,7 @@ def has_values(results: pd.DataFrame, metric: str) -> bool:
     """True when some finished run of ``results`` has a value of ``metric``."""
     if metric not in results.columns or "status" not in results.columns:
         return False
-    status = results["status"].astype(object).fillna("").astype(str).str.strip().str.lower()
-    values = pd.to_numeric(results.loc[status == OK, metric], errors="coerce")
+    values = pd.to_numeric(results.loc[results["status"] == OK, metric], errors="coerce")
     return bool(np.isfinite(values).any())
 
 
@@ -249,6 +276,7 @@ def metric_table(results: pd.DataFrame | Arranged, metric: str) -> MetricTable:
     """The table of ``metric`` (a name of :data:`ordauc.metrics.METRICS`) over ``results``."""
     spec = metric_of(metric)
     arranged = results if isinstance(results, Arranged) else arrange(results)
+    arranged = replace(arranged, rows=by_selection(arranged.rows, metric))
     rows = arranged.rows
     values = _metric_values(rows, spec)
     problems, methods = arranged.problems, arranged.methods
@@ -292,14 +320,17 @@ def metric_table(results: pd.DataFrame | Arranged, metric: str) -> MetricTable:
     n_runs_f, n_ok_f, n_values_f = frame(n_runs), frame(n_ok), frame(n_values)
     complete = (n_runs_f > 0) & (n_ok_f == n_runs_f) & (n_values_f == n_ok_f) & mean.notna()
     full_rows = complete.all(axis=1)
-    ranks = rank_rows(mean.loc[full_rows], spec.lower_is_better)
+    dataset_of = {p: arranged.dataset_of.get(p, p) for p in problems}
+    largest = {dataset_of[p]: p for p in problems if full_rows[p]}  # sizes ascend per dataset
+    ranked = [p for p in problems if largest.get(dataset_of[p]) == p]
+    ranks = rank_rows(mean.loc[ranked], spec.lower_is_better)
     average = ranks.mean(axis=0) if len(ranks) else pd.Series(np.nan, index=methods)
     return MetricTable(
         metric=spec, problems=problems, methods=methods, mean=mean, std=std,
         n_runs=n_runs_f, n_ok=n_ok_f, n_values=n_values_f, notes=frame(notes),
         complete=complete, best=_best_mask(mean, complete, spec.lower_is_better), ranks=ranks,
         average_ranks=average.reindex(methods).astype(float),
-        values=per_rep.reset_index(drop=True), dropped=dropped)
+        values=per_rep.reset_index(drop=True), dropped=dropped, dataset_of=dataset_of)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Writing a report: every table and statistic of each metric, as Markdown, CSV and LaTeX.
 
-Every file is written under a temporary name and then renamed, so a file on disk is complete.
+Every file is written whole (:func:`ordauc.report.files.write_texts`).
 """
 
 from __future__ import annotations
@@ -10,57 +10,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from ordauc.errors import UserError
 from ordauc.metrics import METRICS
+from ordauc.report import compare_render, stats, stats_render
+from ordauc.report.files import write_texts
+from ordauc.report.load import OK, failure_counts, task_groups
 from ordauc.report.table_render import frame_csv, to_csv, to_latex, to_markdown
 from ordauc.report.tables import (
     DECIMALS,
-    OK,
     Arranged,
     MetricTable,
-    _failure_text,
     arrange,
     has_values,
     metric_of,
     metric_table,
 )
-
-# ---------------------------------------------------------------------------------------------
-# Files
-
-
-def write_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file renamed into place."""
-    from ordauc.experiment.results import write_atomically
-
-    write_atomically(Path(path), text.encode("utf-8"))
-    return Path(path)
-
-
-def prepare_folder(out_dir: Path, what: str = "tables", hint: str = "a writable folder"
-                   ) -> bool:
-    """Create the output folder for ``what`` (tables, figures); True when it did not exist
-    before. A :class:`UserError` names the folder when it is a file or cannot be created."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UserError(f"output {str(out_dir)!r} is a file; pass a folder for the {what}")
-    created = not out_dir.exists()
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"cannot create the {what} folder {str(out_dir)!r} "
-                        f"({exc.strerror or exc}); pass {hint}") from None
-    return created
-
-
-def write_texts(out_dir: Path, texts: dict[str, str]) -> list[Path]:
-    """Write each ``{file name: text}`` atomically into ``out_dir``; the written paths."""
-    out_dir = Path(out_dir)
-    prepare_folder(out_dir)
-    try:
-        return [write_atomic(out_dir / name, text) for name, text in texts.items()]
-    except OSError as exc:
-        raise UserError(f"cannot write tables to {str(out_dir)!r} ({exc.strerror or exc}); "
-                        "pass a writable folder") from None
 
 
 def write_table(table: MetricTable, out_dir: Path, stem: str | None = None,
@@ -90,7 +53,7 @@ def _failures_line(arranged: Arranged) -> str:
     if failed.empty:
         return f"All {len(rows)} runs finished."
     return (f"{len(rows) - len(failed)} of {len(rows)} runs finished; "
-            f"{_failure_text(failed['status'])} (see the tables' notes).")
+            f"{failure_counts(failed['status'])} (see the tables' notes).")
 
 
 def write_report(results: pd.DataFrame, out_dir: Path,
@@ -102,10 +65,11 @@ def write_report(results: pd.DataFrame, out_dir: Path,
     ranks, Nemenyi critical difference and Wilcoxon-Holm post-hoc), each as ``.md``, ``.csv``
     and ``.tex``; where a paper's published table shares datasets and solvers with the results,
     ``published_<table>[_<variant>]`` sets ours beside it (:mod:`ordauc.report.compare`); then
-    ``summary.md``. Metrics without any value are skipped and said so.
+    ``summary.md``. Metrics without any value are skipped and said so. A study that mixes
+    binary and ordinal datasets gets each set of files per task (``table_<m>_<task>``, ...):
+    solvers of one task do not apply to the other's datasets, so they are not runs of it.
     Returns the paths written, with ``.summary`` the Markdown summary for the terminal.
     """
-    from ordauc.report import compare_render, stats, stats_render
     from ordauc.report.compare import compare_published
 
     names = list(metrics)
@@ -113,26 +77,17 @@ def write_report(results: pd.DataFrame, out_dir: Path,
         metric_of(name)
     arranged = arrange(results)
     texts: dict[str, str] = {}
-    summary = [f"# Report over {len(arranged.problems)} datasets and "
+    summary = [f"# Report over {len(arranged.datasets)} datasets and "
                f"{len(arranged.methods)} methods", "", _failures_line(arranged)]
+    groups = task_groups(results)
     for name in names:
-        display = METRICS[name].display
-        if not has_values(arranged.rows, name):
-            summary += ["", f"## {display}", "", f"No finished run has {display}; skipped."]
-            continue
-        table = metric_table(arranged, name)
-        wdl = stats.win_draw_loss(table, alpha)
-        fried = stats.friedman(table, alpha)
-        texts |= {f"table_{name}.md": to_markdown(table), f"table_{name}.csv": to_csv(table),
-                  f"table_{name}.tex": to_latex(table),
-                  f"wdl_{name}.md": stats_render.wdl_markdown(wdl),
-                  f"wdl_{name}.csv": stats_render.wdl_csv(wdl),
-                  f"wdl_{name}.tex": stats_render.wdl_latex(wdl),
-                  f"wdl_{name}_tests.csv": frame_csv(wdl.tests),
-                  f"friedman_{name}.md": stats_render.friedman_markdown(fried),
-                  f"friedman_{name}.csv": stats_render.friedman_csv(fried),
-                  f"friedman_{name}.tex": stats_render.friedman_latex(fried)}
-        summary += ["", f"## {display}", "", stats_render.summary_markdown(table, wdl, fried)]
+        for task, rows in groups:
+            part = arranged if task is None else arrange(rows)
+            texts, summary = _metric_section(part, name, task, alpha, texts, summary)
+    if "cv_time_s" not in names and has_values(results, "cv_time_s"):
+        for task, rows in groups:
+            part = arranged if task is None else arrange(rows)
+            texts, summary = _cv_time_section(part, task, texts, summary)
     for comparison in compare_published(results):
         texts |= compare_render.files(comparison)
         summary += ["", f"## {comparison.heading}", "",
@@ -140,3 +95,46 @@ def write_report(results: pd.DataFrame, out_dir: Path,
     text = "\n".join(summary).rstrip() + "\n"
     texts["summary.md"] = text
     return Report(write_texts(Path(out_dir), texts), text)
+
+
+def _cv_time_section(arranged: Arranged, task: str | None, texts: dict[str, str],
+                     summary: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The NPSVOR paper's Table V: the time of each problem's cross-validation, mean ± std
+    over the repetitions (one search serves every selection metric of a row)."""
+    if not has_values(arranged.rows, "cv_time_s"):
+        return texts, summary
+    stem = "table_cv_time_s" if task is None else f"table_cv_time_s_{task}"
+    table = metric_table(arranged, "cv_time_s")
+    texts = texts | {f"{stem}.md": to_markdown(table), f"{stem}.csv": to_csv(table),
+                     f"{stem}.tex": to_latex(table)}
+    fastest = ", ".join(table.best_average) or "none (no dataset where every run finished)"
+    heading = "## CV time (s)" if task is None else f"## CV time (s), {task} datasets"
+    return texts, [*summary, "", heading, "",
+                   f"- Time of the inner cross-validation of each problem ({stem}); fastest "
+                   f"by average rank: {fastest}."]
+
+
+def _metric_section(arranged: Arranged, name: str, task: str | None, alpha: float,
+                    texts: dict[str, str], summary: list[str]
+                    ) -> tuple[dict[str, str], list[str]]:
+    """The files and summary lines of one metric (over one task's datasets when ``task``)."""
+    display = METRICS[name].display
+    heading = f"## {display}" if task is None else f"## {display}, {task} datasets"
+    if not has_values(arranged.rows, name):
+        return texts, [*summary, "", heading, "", f"No finished run has {display}; skipped."]
+    stem = name if task is None else f"{name}_{task}"
+    table = metric_table(arranged, name)
+    wdl = stats.win_draw_loss(table, alpha)
+    fried = stats.friedman(table, alpha)
+    texts = texts | {
+        f"table_{stem}.md": to_markdown(table), f"table_{stem}.csv": to_csv(table),
+        f"table_{stem}.tex": to_latex(table),
+        f"wdl_{stem}.md": stats_render.wdl_markdown(wdl),
+        f"wdl_{stem}.csv": stats_render.wdl_csv(wdl),
+        f"wdl_{stem}.tex": stats_render.wdl_latex(wdl),
+        f"wdl_{stem}_tests.csv": frame_csv(wdl.tests),
+        f"friedman_{stem}.md": stats_render.friedman_markdown(fried),
+        f"friedman_{stem}.csv": stats_render.friedman_csv(fried),
+        f"friedman_{stem}.tex": stats_render.friedman_latex(fried)}
+    return texts, [*summary, "", heading, "",
+                   stats_render.summary_markdown(table, wdl, fried)]

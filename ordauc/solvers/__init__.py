@@ -8,8 +8,16 @@ itself (:mod:`ordauc.solvers._base`), its metadata (``meta``), its parameters
 (``_parameter_constraints``) and the memory one fit needs (``fit_memory_bytes``); the runner,
 plots and reports read those through :func:`info` and nothing else about a solver.
 
-:func:`register` adds a solver (a class, or ``"module:Class"`` imported on first use), so a
-study can bring its own.
+Solvers come from three places, with the same contract and checks:
+
+- the built-ins below;
+- an installed plugin: the ``ordauc.solvers`` entry-point group, each entry a name and a
+  ``"package.module:Class"`` (read once, on the first look-up);
+- any importable class named ``"package.module:Class"`` where a solver name is expected (a
+  config's ``solver:`` key), so a researcher adds a baseline without editing ordauc.
+
+:func:`register` adds a solver from Python (a class, or ``"module:Class"`` imported on first
+use).
 """
 
 from __future__ import annotations
@@ -19,7 +27,22 @@ from importlib import import_module
 from typing import Any
 
 from ordauc.errors import UserError
-from ordauc.solvers._base import SolverMeta
+from ordauc.solvers._base import (
+    Interval,
+    SolverMeta,
+    StrOptions,
+    count,
+    nonnegative,
+    positive,
+    seed,
+    unit_interval,
+)
+
+__all__ = ["Interval", "SolverInfo", "SolverMeta", "StrOptions", "check_params", "count", "get",
+           "info", "meta_of", "names", "nonnegative", "positive", "register", "seed",
+           "unit_interval"]
+
+ENTRY_POINT_GROUP = "ordauc.solvers"
 
 # name -> class or "module:Class"; imported lazily so that `ordauc --help` stays instant.
 # Registry order is plot and report order: baselines first, the papers' own methods last.
@@ -57,6 +80,8 @@ for _name, _target in (
     ("auc_msgd", "ordauc.solvers.pairwise.dcd:AUCMSGD"),
     ("auc_sdcd", "ordauc.solvers.pairwise.dcd:AUCSDCD"),
     ("auc_sdcdperm", "ordauc.solvers.pairwise.dcd:AUCSDCDPerm"),
+    ("svc_rbf", "ordauc.solvers.kernel.svc:SVCRBF"),
+    ("m_svc_rbf", "ordauc.solvers.kernel.svc:MSVCRBF"),
     ("pnu_auc", "ordauc.solvers.kernel.pnu_auc:PNUAUC"),
     ("m_pnu_auc", "ordauc.solvers.kernel.pnu_auc:MPNUAUC"),
     ("samult", "ordauc.solvers.kernel.samult:SAMULT"),
@@ -83,6 +108,30 @@ class SolverInfo:
         return self.meta.tasks
 
 
+_plugins_read = False
+
+
+def _read_plugins() -> None:
+    """Register the ``ordauc.solvers`` entry points of installed packages, once. A plugin
+    never replaces a built-in of the same name."""
+    global _plugins_read
+    if _plugins_read:
+        return
+    _plugins_read = True
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name not in _REGISTRY and entry.name.isidentifier():
+            _REGISTRY[entry.name] = entry.value
+
+
+def is_import_path(name: str) -> bool:
+    """``name`` is a ``"package.module:Class"`` path rather than a registry name."""
+    module, sep, cls = name.partition(":")
+    return bool(sep) and all(part.isidentifier() for part in module.split(".")) \
+        and cls.isidentifier()
+
+
 def _available(name: str) -> bool:
     try:
         _class(name)
@@ -92,22 +141,37 @@ def _available(name: str) -> bool:
 
 
 def names(include_unavailable: bool = False) -> list[str]:
-    """Registered solver names, in registry order (only those whose class imports, unless
-    ``include_unavailable``)."""
+    """Registered solver names (built-ins, then plugins and solvers added by
+    :func:`register`), in registry order; only those whose class imports, unless
+    ``include_unavailable``."""
+    _read_plugins()
     return [n for n in _REGISTRY if include_unavailable or _available(n)]
 
 
 def _class(name: str) -> type:
-    target = _REGISTRY[name]
+    target = _REGISTRY.get(name, name)
     if isinstance(target, str):
-        module, cls = target.split(":")
+        module, _, cls = target.partition(":")
         target = getattr(import_module(module), cls)
     return target
 
 
 def _known(name: str) -> type:
+    _read_plugins()
+    if name not in _REGISTRY and is_import_path(name):
+        try:
+            return _class(name)
+        except ImportError as exc:
+            raise UserError(f"solver {name!r} cannot be imported ({exc}); give an importable "
+                            "'package.module:Class', with its folder on PYTHONPATH") from None
+        except AttributeError:
+            module = name.partition(":")[0]
+            raise UserError(f"solver {name!r}: module {module!r} has no class "
+                            f"{name.partition(':')[2]!r}; give an importable "
+                            "'package.module:Class'") from None
     if name not in _REGISTRY:
-        raise UserError(f"unknown solver {name!r}; registered solvers are: {', '.join(names())}")
+        raise UserError(f"unknown solver {name!r}; registered solvers are: "
+                        f"{', '.join(names())}, or give an importable 'package.module:Class'")
     try:
         return _class(name)
     except (ImportError, AttributeError):
@@ -115,32 +179,56 @@ def _known(name: str) -> type:
                         f"installation; available solvers are: {', '.join(names())}") from None
 
 
-def info(name: str) -> SolverInfo:
-    """What the registry knows of ``name``: class, metadata, parameters, defaults, constraints."""
-    cls = _known(name)
+def _contract(name: str, cls: Any) -> tuple[SolverMeta, dict[str, Any], dict[str, list[Any]]]:
+    """The metadata, defaults and constraints of a solver class; raises :class:`UserError`
+    naming what the class lacks when it breaks the solver contract."""
+    what = f"solver {name!r} ({getattr(cls, '__name__', cls)!s})"
+    if not isinstance(cls, type):
+        raise UserError(f"{what} is not a class; a solver is a scikit-learn style estimator "
+                        "class")
     meta = getattr(cls, "meta", None)
     if not isinstance(meta, SolverMeta):
-        raise TypeError(f"solver {name!r} ({cls.__name__}) declares no SolverMeta `meta`")
-    if not callable(getattr(cls, "fit_memory_bytes", None)):
-        raise TypeError(f"solver {name!r} ({cls.__name__}) declares no fit_memory_bytes")
-    defaults = cls().get_params(deep=False)
-    constraints = dict(getattr(cls, "_parameter_constraints", {}))
+        raise UserError(f"{what} declares no `meta = SolverMeta(...)`; every solver states its "
+                        "display name, tasks and whether it reads unlabeled rows")
+    for method in ("fit", "fit_memory_bytes", "get_params", "set_params"):
+        if not callable(getattr(cls, method, None)):
+            raise UserError(f"{what} has no {method}(); a solver is a scikit-learn estimator "
+                            "(sklearn.base.BaseEstimator) with fit and fit_memory_bytes")
+    if not (hasattr(cls, "decision_function") or hasattr(cls, "predict")):
+        raise UserError(f"{what} has neither decision_function() nor predict(); a solver "
+                        "outputs ranking scores, labels, or both")
+    try:
+        defaults = cls().get_params(deep=False)
+    except Exception as exc:  # a constructor that needs arguments, or raises
+        raise UserError(f"{what} cannot be built with its default parameters ({exc}); every "
+                        "constructor parameter needs a default") from None
+    constraints = dict(getattr(cls, "_parameter_constraints", {}) or {})
     undeclared = sorted(set(defaults) - set(constraints))
     if undeclared:
-        raise TypeError(f"solver {name!r} declares no constraint for {', '.join(undeclared)}")
+        raise UserError(f"{what} declares no constraint for {', '.join(undeclared)} in "
+                        "_parameter_constraints (scikit-learn's parameter declaration)")
+    return meta, defaults, constraints
+
+
+def info(name: str) -> SolverInfo:
+    """What the registry knows of ``name`` (a registry name or ``"package.module:Class"``):
+    class, metadata, parameters, defaults, constraints."""
+    cls = _known(name)
+    meta, defaults, constraints = _contract(name, cls)
     doc = (cls.__doc__ or "").strip().splitlines()
     return SolverInfo(name=name, cls=cls, meta=meta, defaults=defaults,
                       constraints=constraints, summary=doc[0] if doc else "")
 
 
 def meta_of(name: str) -> SolverMeta | None:
-    """The metadata of a registered solver, or None for a name the registry does not know
-    (e.g. a results table written with a solver that was registered by a script)."""
-    if name not in _REGISTRY:
+    """The metadata of a solver (registry name or ``"package.module:Class"``), or None where
+    it cannot be had (e.g. a results table written with a solver of a script that is gone)."""
+    _read_plugins()
+    if name not in _REGISTRY and not is_import_path(name):
         return None
     try:
         return info(name).meta
-    except (UserError, TypeError):
+    except UserError:
         return None
 
 

@@ -1,9 +1,10 @@
 """Label handling shared by the semi-supervised ranking solvers.
 
-Conventions (DESIGN section 4, and scikit-learn's semi-supervised estimators): ``y == -1`` marks
-an unlabeled point; every other label is a class. Binary data has two classes (0/1 in ordauc's
-datasets) and ordinal data consecutive integer classes (1..k in ordauc's datasets); the classes
-are ``classes_`` in increasing order, the last one the positive or highest. Internally every
+Conventions (docs/algorithms.md, section 1, and scikit-learn's semi-supervised estimators):
+``y == -1`` marks an unlabeled point; every other label is a class. Binary data has two classes
+(0/1 in ordauc's datasets) and ordinal data consecutive integer classes (1..k in ordauc's
+datasets); the classes are ``classes_`` in increasing order, the last one the positive or
+highest. Internally every
 task is ordinal with labels 1..k, so the binary case is the k = 2 case of the same code, as in
 the papers.
 """

@@ -1,8 +1,10 @@
 """All-threshold fit of b_1 < ... < b_{k-1} on a fixed ranking function (AAAI 2020, "Calculate
 the thresholds"; Fathony et al. 2017).
 
-The extracted formula lost its hinge; the intended loss penalises only the wrong side of each
-threshold (ALGORITHMS.md section 2):
+The formula in the paper's text has lost its hinge: read literally, every squared distance to
+every threshold counts, and its term with b_k = infinity is infinite. The all-threshold loss the
+paper cites penalises only the wrong side of each threshold, and that is the loss used here
+(docs/algorithms.md, section 2):
 
     L_AT(b) = sum_i [ sum_{j < y_i} max(0, b_j - f_i)^2
                       + sum_{y_i <= j <= k-1} max(0, f_i - b_j)^2 ]
@@ -83,6 +85,14 @@ class ThresholdLabels:
 
     ``predict_from_scores`` turns scores already computed by ``decision_function`` into labels,
     so a caller that needs both (the experiment runner) scores its data once.
+
+    Attributes
+    ----------
+    thresholds_ : ndarray of shape (n_classes - 1,)
+        The increasing thresholds b_1 < ... < b_{k-1}, set by the model's fit
+        (:func:`fit_thresholds`).
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..k, increasing.
     """
 
     thresholds_: np.ndarray

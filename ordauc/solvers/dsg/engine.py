@@ -1,30 +1,37 @@
-"""The iterations of one QSG model (AAAI 2020 Algorithm 1), and what they share with a grid.
+"""The iterations of AAAI 2020 Algorithm 1 (IJCAI 2019 Algorithm 1 is k = 2) for the models of
+one pass: one QSG fit is a pass of one model, a grid fit a pass per group of points.
 
-:func:`run_one` is the training loop behind ``fit`` of :class:`~ordauc.solvers.dsg.qsg.QSGS2AUC`
-and :class:`~ordauc.solvers.dsg.qsg.QS3ORAO`; the many-model loop of a grid fit
-(:mod:`ordauc.solvers.dsg.grid`) draws the same samples and blocks and computes the same
-iterates. Iteration t needs f at the sampled points with blocks 1..t-1. f on the labeled rows is
-kept current incrementally (one new block per iteration). For the sampled unlabeled batch there
-are two ways, with the same iterates up to float32 rounding:
+The samples of iteration t (the P_j, N_j and U batches) are drawn from a generator seeded by the
+run seed alone, and block t's frequencies from (seed, t) alone (:mod:`.schedule`,
+:mod:`.random_features`): neither depends on lam, gamma or the step schedule. So models with the
+same sigma, seed, iterations, batch and block size sample the same points and draw the same
+blocks, and one pass fits them all:
 
-- evaluate the batch against all t-1 blocks: b (t-1) block-rows at iteration t, b T(T-1)/2 in
-  all, O(T^2);
-- keep f current on the whole unlabeled pool, one new block per iteration: n_u block-rows per
-  iteration, n_u T in all, and the sampled values are looked up.
+- the features of the labeled rows and of the U batch against the new block are computed once;
+- f at the sampled unlabeled points is evaluated for every model at once (:mod:`.unlabeled`:
+  amplitude-phase form for one model, shared cos/sin products for several, the whole pool kept
+  when that costs less);
+- each model keeps its own step sizes (eta_t depends on lam through theta = 1.5/lam and t0),
+  global scale factor, coefficients and f on the labeled rows; the weights of the sampled
+  points (Eq. 10, :mod:`.weights`) are computed for all models at once.
 
-The pool is kept from the iteration :func:`pool_start` names. Switching at iteration s needs f
-on the pool with blocks 1..s-1 first (a catch-up of n_u (s-1) block-rows), which is exactly what
-the batch phase saved over keeping the pool from the start; so the cheapest switch is at t = 1
-(when n_u T <= b T(T-1)/2, i.e. 2 n_u <= b (T-1)) or never. For 20,000 unlabeled points, batches
-of 64 and 2,000 iterations that is 2.56e9 block-rows instead of 8.19e9 (3.2x less); a switch at
-t = n_u/b would cost 2.76e9. Once the pool is kept, f on every unlabeled row at the end comes
-for free: it is the fitted ``unlabeled_scores_`` (the transductive scores QS3ORAO's protocol
-evaluates), None when the pool was never kept.
+Per model, the iterates are Algorithm 1's, computed without waste: f on the (small) labeled set
+is kept current incrementally, one new block per iteration; the shrink of step 4
+(alpha_m <- (1 - eta_t lam) alpha_m for m < t) is one global scale factor, folded into the
+coefficients when it gets small; features are float32 and sums float64.
+
+Models whose gamma is 1 for every subproblem (or data without unlabeled rows) sample no U batch,
+as Algorithm 1 without U: their samples come from a second generator with the same seed, so they
+share the blocks and the labeled rows' features, not the draws. A model whose scores on the
+labeled rows leave every range a minimiser can lie in is stopped and a :class:`Divergence`
+returned in its place; the others go on.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,197 +39,318 @@ import numpy as np
 from ordauc.errors import DivergenceError
 from ordauc.solvers._base import Checkpoint
 from ordauc.solvers._labels import LabeledSplit, draw_batches
-from ordauc.solvers.dsg.random_features import FeatureBlocks, PackedCoef, with_ones
+from ordauc.solvers.dsg.random_features import FeatureBlocks, PackedCoef, block_bytes
+from ordauc.solvers.dsg.schedule import Schedule, batch_generator, step_table
+from ordauc.solvers.dsg.unlabeled import evaluator, pool_start
+from ordauc.solvers.dsg.weights import SampleWeights, pair_weights
 from ordauc.solvers.objective import gamma_vector
 
-STEP_RULES = ("inverse", "dsg")
-_MAX_FIRST_STEP = 0.25  # 2 / (curvature bound 8 of the squared pairwise risks)
+__all__ = ["Divergence", "EngineOptions", "Iterate", "ModelSpec", "PassSettings", "QSGResult",
+           "pass_bytes", "run_pass"]
+
 # Fold the global scale into the coefficients when it gets this small: coef/scale must stay
-# far inside the float32 range of the packed copy (a fold costs one pass over the coefficients,
-# and with eta_t ~ 1/t the scale only decays polynomially, so folds are rare).
+# far inside the float32 range of the evaluation's copies (a fold costs one pass over the
+# coefficients, and with eta_t ~ 1/t the scale only decays polynomially, so folds are rare).
 FOLD_BELOW = 1e-20
 DIVERGED = 1e4  # times sqrt(3/lam), the bound on |f*| (qsg module docstring)
+_SCRATCH = 16 << 20  # evaluation chunks, per-iteration features
+_CHUNK_BYTES = 2 << 20
 
 
-def resolve_steps(step: str, lam: float, theta: float | None, t0: float | None,
-                  theta_decay: float) -> tuple[float, float]:
-    """(theta, t0) of the schedule; ``eta_t = theta/(t + t0)`` or ``theta/(1 + decay*t)``."""
-    if step not in STEP_RULES:
-        raise ValueError(f"step must be one of {STEP_RULES}, got {step!r}")
-    if step == "dsg":
-        return (1.0 if theta is None else float(theta)), 0.0
-    th = 1.5 / lam if theta is None else float(theta)
-    off = max(0.0, math.ceil(th / _MAX_FIRST_STEP) - 1.0) if t0 is None else float(t0)
-    return th, off
+@dataclass(frozen=True)
+class EngineOptions:
+    """How the iterates are computed; every choice gives the same iterates up to float32
+    rounding.
+
+    Parameters
+    ----------
+    pool : {"auto", "off"} or int, default="auto"
+        When f is kept on the whole unlabeled pool (:func:`.unlabeled.pool_start`): ``"auto"``
+        the cheaper of iteration 1 and never, ``"off"`` never (the U batch evaluated against
+        every old block at every iteration), a number: from that iteration on, after a
+        catch-up evaluation.
+    fast_trig : bool, default=True
+        The compiled float32 cosine and sine of :mod:`.trig` for f at the unlabeled points
+        (numpy's when False).
+    """
+
+    pool: str | int = "auto"
+    fast_trig: bool = True
 
 
-def step_size(t: int, step: str, theta: float, t0: float, theta_decay: float) -> float:
-    """eta_t for iteration t = 1, 2, ..."""
-    if step == "dsg":
-        return theta / (1.0 + theta_decay * t)
-    return theta / (t + t0)
+@dataclass(frozen=True)
+class PassSettings:
+    """What the models of one pass share: the estimators' parameters of those names."""
+
+    n_iter: int
+    batch_size: int
+    block_size: int
+    sigma: float
+    feature_map: str
+    cache_mb: float
+    track_kernel: bool
 
 
-def pool_start(n_unlabeled: int, batch_size: int, n_iter: int, rule: str | int = "auto") -> int:
-    """The iteration from which f is kept current on the whole unlabeled pool; ``n_iter + 1``
-    when never. ``rule``: ``"auto"`` (the cheaper of t = 1 and never, module docstring),
-    ``"off"`` (always evaluate the batch), or an iteration number (a switch there, with its
-    catch-up evaluation)."""
-    never = n_iter + 1
-    if n_unlabeled == 0 or rule == "off":
-        return never
-    if rule == "auto":
-        return 1 if 2 * n_unlabeled <= batch_size * (n_iter - 1) else never
-    return min(max(1, int(rule)), never)
+@dataclass(frozen=True)
+class ModelSpec:
+    """What may differ between the models of a pass: lam, gamma (one value or k-1) and the
+    step-size schedule."""
+
+    lam: float
+    gamma: float | Sequence[float]
+    schedule: Schedule
 
 
-class UnlabeledPool:
-    """f on every unlabeled row, kept current one block at a time (float64, row order of
-    ``rows``); the rows are stored once with their column of ones."""
+@dataclass(frozen=True)
+class QSGResult:
+    """One fitted model: f(x) = norm * scale * sum_i F_i(x) . coef[i] with the blocks.
 
-    def __init__(self, X: np.ndarray, rows: np.ndarray) -> None:
-        self.rows = rows
-        self.Xa = with_ones(X[rows])
-        self.f = np.zeros(rows.size, dtype=np.float64)
+    Attributes
+    ----------
+    blocks : FeatureBlocks
+        The random-feature blocks (shared by the models of a pass).
+    coef : ndarray of shape (n_iter, width)
+        The block coefficients.
+    scale : float
+        The global shrink factor.
+    schedule : Schedule
+        The step sizes used.
+    unlabeled_scores : ndarray of shape (n_unlabeled,) or None
+        f on the unlabeled rows, when the pass kept the pool for this model.
+    kernel_coef : ndarray of shape (n_samples,) or None
+        The exact-kernel coefficients of the iterate, when tracked.
+    """
 
-    def positions(self, sampled: np.ndarray) -> np.ndarray:
-        """Positions in the pool of sampled row indices (``rows`` is increasing)."""
-        return np.searchsorted(self.rows, sampled)
+    blocks: FeatureBlocks
+    coef: np.ndarray
+    scale: float
+    schedule: Schedule
+    unlabeled_scores: np.ndarray | None
+    kernel_coef: np.ndarray | None
 
 
-def run_one(est: Any, X: np.ndarray, labels: LabeledSplit, checkpoint: Checkpoint | None,
-            pool_rule: str | int = "auto", fast: bool = True) -> None:
-    """Algorithm 1 for the fitted-to-be estimator ``est`` (its ``blocks_``, ``seed_``,
-    ``theta_``, ``t0_`` set); sets ``coef_``, ``scale_``, ``n_iter_``, ``unlabeled_scores_``
-    and, when tracked, ``kernel_coef_``. ``fast``: the compiled cosine of :mod:`.trig` for f
-    at the unlabeled points (numpy's otherwise)."""
-    k, b, T = labels.n_classes, int(est.batch_size), int(est.n_iter)
-    blocks: FeatureBlocks = est.blocks_
-    gammas = gamma_vector(est.gamma, k)
-    w_pn, w_u = gammas / (k - 1), (1.0 - gammas) / (k - 1)
-    # With gamma_j = 1 for all j (or no unlabeled rows) U plays no part: draw no U batch.
-    supervised = bool(np.all(w_u == 0.0)) or labels.unlabeled.size == 0
-    n_l = labels.labeled.size
-    # Rows that meet the new block each iteration: the labeled set, then the U batch.
-    X_new = np.empty((n_l + (0 if supervised else b), X.shape[1]), dtype=np.float32)
-    X_new[:n_l] = X[labels.labeled]
-    X_u = X_new[n_l:]
-    pools = labels.batch_pools(with_unlabeled=not supervised)
-    rng = np.random.default_rng([est.seed_, 0])
-    coef = np.zeros((T, blocks.width), dtype=np.float64)
-    packed = PackedCoef(T, blocks.m, blocks.phase)  # float32 copy that evaluate reads
-    f_l = np.zeros(n_l, dtype=np.float64)
-    f_u = np.empty(X_u.shape[0], dtype=np.float64)
-    F32 = np.empty((X_new.shape[0], blocks.width), dtype=np.float32)
-    F = np.empty((X_new.shape[0], blocks.width), dtype=np.float64)
-    c = np.empty(X_new.shape[0], dtype=np.float64)
-    scale = 1.0
-    beta = np.zeros(X.shape[0], dtype=np.float64) if est.track_kernel else None
-    bound = DIVERGED * math.sqrt(3.0 / est.lam)
-    every = 0 if checkpoint is None else max(1, int(checkpoint.every))
-    keep_from = T + 1 if supervised else pool_start(labels.unlabeled.size, b, T, pool_rule)
-    pool: UnlabeledPool | None = None
-    for t in range(1, T + 1):
-        draws, u_rows = draw_batches(rng, pools, b)
-        if t == keep_from:
-            pool = UnlabeledPool(X, labels.unlabeled)
-            # The catch-up: f on the pool with blocks 1..t-1 (nothing when t = 1).
-            blocks.evaluate(pool.Xa, packed, scale, n_blocks=t - 1, out=pool.f, augmented=True,
-                            fast=fast)
-        if u_rows is not None:
-            np.take(X, u_rows, axis=0, out=X_u)
-            if pool is not None:
-                np.take(pool.f, pool.positions(u_rows), out=f_u)
-            else:
-                blocks.evaluate(X_u, packed, scale, n_blocks=t - 1, out=f_u, fast=fast)
-        pair_coefficients(f_l, f_u, draws, w_pn, w_u, out=c)
-        np.copyto(F, blocks.features(X_new, t - 1, out=F32))
-        eta = step_size(t, est.step, est.theta_, est.t0_, est.theta_decay)
-        alpha = (-eta * blocks.norm) * (c @ F)
-        rho = 1.0 - eta * est.lam
-        if t > 1:
-            scale *= rho
-            if abs(scale) < FOLD_BELOW:  # includes rho == 0: old terms vanish exactly
-                coef[: t - 1] *= scale
-                packed.load(coef[: t - 1])
-                if beta is not None:
-                    beta *= scale
-                scale = 1.0
-        coef[t - 1] = alpha / scale
-        packed.load(coef[t - 1: t], start=t - 1)
-        f_l *= rho
-        f_l += blocks.norm * (F[:n_l] @ alpha)
-        if not np.all(np.abs(f_l) <= bound):  # NaN fails the comparison too
-            raise DivergenceError(est._diverged(t, f_l, bound))
-        if pool is not None:  # the new block on every unlabeled row, one cosine per frequency
-            pool.f *= rho
-            blocks.evaluate(pool.Xa, packed, scale, n_blocks=t, out=pool.f, start=t - 1,
-                            add=True, augmented=True, fast=fast)
-        if beta is not None:
-            beta[labels.labeled] -= eta * c[:n_l] / scale
-            if u_rows is not None:
-                np.add.at(beta, u_rows, -eta * c[n_l:] / scale)
-        if every and t % every == 0:
-            checkpoint(t, Iterate(blocks, packed, scale, t))
-    est.coef_ = coef
-    est.scale_ = scale
-    est.n_iter_ = T
-    est.unlabeled_scores_ = None if pool is None else pool.f
-    if beta is not None:
-        est.kernel_coef_ = beta * scale
+@dataclass(frozen=True)
+class Divergence:
+    """A model stopped at ``iteration``: its scores on the labeled rows (``size``: the largest
+    |f| or NaN) passed ``bound`` = 1e4 sqrt(3/lam)."""
+
+    iteration: int
+    size: str
+    bound: float
+    schedule: Schedule
+
+    def error(self, name: str) -> DivergenceError:
+        """The error a fit of estimator ``name`` raises."""
+        return DivergenceError(
+            f"{name} diverged at iteration {self.iteration} ({self.size} on the labeled rows, "
+            f"beyond 1e4 sqrt(3/lam) = {self.bound:.3g}): the step size "
+            f"{self.schedule.describe()} is too large for the squared pairwise loss; leave t0 "
+            "unset (the stable offset) or lower theta")
 
 
 class Iterate:
     """What a checkpoint receives: f_t from the first t blocks, at the current scale."""
 
-    def __init__(self, blocks: FeatureBlocks, packed: PackedCoef, scale: float, t: int) -> None:
-        self.blocks, self.packed, self.scale, self.t = blocks, packed, scale, t
+    def __init__(self, blocks: FeatureBlocks, coef: np.ndarray, scale: float) -> None:
+        self.blocks, self.scale = blocks, scale
+        self.packed = PackedCoef.of(coef, blocks)
 
     def decision_function(self, X: Any) -> np.ndarray:
         X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float32)
-        return self.blocks.evaluate(X, self.packed, self.scale, n_blocks=self.t)
+        return self.blocks.evaluate(X, self.packed, self.scale)
 
 
-def pair_coefficients(f_l: np.ndarray, f_u: np.ndarray,
-                      draws: list[tuple[np.ndarray, np.ndarray]], w_pn: np.ndarray,
-                      w_u: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Weights of the sampled points in the stochastic functional gradient (AAAI Eq. 10).
+def run_pass(X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
+             models: Sequence[ModelSpec], seed: int, options: EngineOptions = EngineOptions(),
+             checkpoint: Checkpoint | None = None) -> list[QSGResult | Divergence]:
+    """Fit ``models`` on float32 ``X`` with the run seed ``seed``: one result per model, in
+    their order. ``checkpoint`` (a pass of one model only) is called every
+    ``checkpoint.every`` iterations with the current :class:`Iterate`. A gamma list of the
+    wrong length raises ValueError."""
+    if checkpoint is not None and len(models) != 1:
+        raise ValueError("a checkpoint follows one model: a pass of one")
+    run = _Pass(X, labels, settings, models, seed, options)
+    run.iterate(checkpoint)
+    return run.results()
 
-    For batches A, B the mean over all pairs of the derivatives of (1 - f_a + f_b)^2 splits into
-    per-point terms, d/df_a = -2 (1 - f_a + mean f_B) / |A| and d/df_b = 2 (1 - mean f_A + f_b)
-    / |B|, so the pair average costs O(|A| + |B|). Subproblem j weighs its PN pairs by
-    ``w_pn[j] = gamma_j/(k-1)`` and its PU and UN pairs by ``w_u[j] = (1-gamma_j)/(k-1)``.
-    Returns the weights of every labeled point then of each point of the unlabeled batch,
-    (n_l + |U batch|,), written into ``out`` when given.
+
+class _Pass:
+    """The state of one pass; columns ordered with the models that sample U first."""
+
+    def __init__(self, X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
+                 models: Sequence[ModelSpec], seed: int, options: EngineOptions) -> None:
+        self.X, self.labels, self.settings, self.seed = X, labels, settings, seed
+        k, T = labels.n_classes, int(settings.n_iter)
+        self.blocks = FeatureBlocks(seed, X.shape[1], settings.block_size, settings.sigma,
+                                    settings.feature_map, int(settings.cache_mb * (1 << 20)))
+        g = np.stack([gamma_vector(m.gamma, k) for m in models], axis=1)  # (k-1, M)
+        # With gamma_j = 1 for all j (or no unlabeled rows) U plays no part: draw no U batch.
+        semi = ~np.all(g == 1.0, axis=0) & (labels.unlabeled.size > 0)
+        self.order = np.concatenate([np.flatnonzero(semi), np.flatnonzero(~semi)])
+        self.models = [models[i] for i in self.order]
+        self.M, self.MA = len(models), int(semi.sum())
+        g = g[:, self.order]
+        self.w_pn, self.w_u = g / (k - 1), (1.0 - g) / (k - 1)
+        lam = np.array([float(m.lam) for m in self.models])
+        # eta_t, the shrink 1 - eta_t lam and the gradient's factor -eta_t sqrt(c/m) of every
+        # model at every iteration; a stopped model's rows are set to 0, 1 and 0 from then on
+        self.eta = step_table([m.schedule for m in self.models], T)
+        self.rho = 1.0 - self.eta * lam
+        self.step = -self.eta * self.blocks.norm
+        self.bound = DIVERGED * np.sqrt(3.0 / lam)
+        keep_from = (pool_start(labels.unlabeled.size, settings.batch_size, T, options.pool)
+                     if self.MA else T + 1)
+        self.unl = (evaluator(self.blocks, X, labels.unlabeled, self.MA, T, keep_from,
+                              options.fast_trig) if self.MA else None)
+        # one array per model: a model kept by the caller does not keep the others alive
+        self.coef = [np.zeros((T, self.blocks.width)) for _ in range(self.M)]
+        self.scale = np.ones(self.M)
+        self.alive = np.ones(self.M, dtype=bool)
+        self.f_l = np.zeros((labels.labeled.size, self.M))
+        self.beta = np.zeros((X.shape[0], self.M)) if settings.track_kernel else None
+        self.errors: dict[int, Divergence] = {}
+
+    def iterate(self, checkpoint: Checkpoint | None) -> None:
+        X, labels, blocks = self.X, self.labels, self.blocks
+        b, M, MA = int(self.settings.batch_size), self.M, self.MA
+        n_l = labels.labeled.size
+        # Rows that meet the new block each iteration: the labeled set, then the U batch.
+        X_new = np.empty((n_l + (b if MA else 0), X.shape[1]), dtype=np.float32)
+        X_new[:n_l] = X[labels.labeled]
+        X_u = X_new[n_l:]
+        rng_a = batch_generator(self.seed)  # the draws of the models that sample U
+        rng_b = batch_generator(self.seed)  # ... and of those that do not
+        pools_a, pools_b = labels.batch_pools(True), labels.batch_pools(False)
+        F32 = np.empty((X_new.shape[0], blocks.width), dtype=np.float32)
+        F = np.empty((X_new.shape[0], blocks.width), dtype=np.float64)
+        f_u = np.empty((X_u.shape[0], MA))
+        grad = np.empty((blocks.width, M))
+        every = 0 if checkpoint is None else max(1, int(checkpoint.every))
+        # The columns of the models that sample U and of the others: a lone model's column as
+        # an index, so that the weights of Eq. 10 are computed on vectors, not on matrices.
+        semi = _columns(0, MA)
+        rest = _columns(MA, M)
+        u_rows = None
+        weights: list[tuple[int | slice, SampleWeights]] = []
+        for t in range(1, int(self.settings.n_iter) + 1):
+            weights.clear()
+            if MA:
+                draws, u_rows = draw_batches(rng_a, pools_a, b)
+                np.take(X, u_rows, axis=0, out=X_u)
+                self.unl.at(t, u_rows, X_u, self.scale[:MA], out=f_u)
+                weights.append((semi, pair_weights(self.f_l[:, semi], f_u[:, semi], draws,
+                                                   self.w_pn[:, semi], self.w_u[:, semi])))
+            if M > MA:
+                draws, _ = draw_batches(rng_b, pools_b, b)
+                weights.append((rest, pair_weights(self.f_l[:, rest], None, draws,
+                                                   self.w_pn[:, rest], self.w_u[:, rest])))
+            np.copyto(F, blocks.features(X_new, t - 1, out=F32))
+            for cols, w in weights:
+                w.gradient(F, n_l, grad[:, cols])
+            self._step(t, grad * self.step[t - 1], self.rho[t - 1], F[:n_l])
+            if self.beta is not None:
+                self._track(weights, u_rows, self.eta[t - 1] / self.scale, n_l)
+            if not self.alive.any():  # every model stopped: nothing left to compute
+                break
+            if every and t % every == 0:
+                checkpoint(t, Iterate(blocks, self.coef[0][:t], float(self.scale[0])))
+
+    def _step(self, t: int, alpha: np.ndarray, rho: np.ndarray, F_l: np.ndarray) -> None:
+        """Block t's coefficients alpha_t (width, M), the shrink rho of the older blocks, f on
+        the labeled rows; stops a model that diverged."""
+        # (each check tests all models at once first: folds and stops are rare)
+        if t > 1:
+            self.scale *= rho
+            if not (np.abs(self.scale) >= FOLD_BELOW).all():
+                for i in np.flatnonzero(np.abs(self.scale) < FOLD_BELOW):
+                    self._fold(i, t)  # includes rho == 0: the old terms vanish exactly
+        new = alpha / self.scale
+        for i, coef in enumerate(self.coef):
+            coef[t - 1] = new[:, i]
+        self.f_l *= rho
+        self.f_l += self.blocks.norm * (F_l @ alpha)
+        if not (np.abs(self.f_l) <= self.bound).all():  # NaN fails the comparison too
+            within = np.all(np.abs(self.f_l) <= self.bound, axis=0)
+            for i in np.flatnonzero(~within & self.alive):
+                self._stop(i, t)
+                new[:, i] = 0.0  # nor does its last step reach the unlabeled evaluation
+        if self.unl is not None:
+            self.unl.add_block(t, new[:, :self.MA], rho[:self.MA], self.scale[:self.MA])
+
+    def _fold(self, i: int, t: int) -> None:
+        """Fold model i's global scale into its coefficients."""
+        s = self.scale[i]
+        self.coef[i][: t - 1] *= s
+        if self.unl is not None and i < self.MA:
+            self.unl.fold(i, self.coef[i][: t - 1], s)
+        if self.beta is not None:
+            self.beta[:, i] *= s
+        self.scale[i] = 1.0
+
+    def _stop(self, i: int, t: int) -> None:
+        """Model i diverged at iteration t: record it, zero the model."""
+        f = self.f_l[:, i]
+        top = float(np.nanmax(np.abs(f))) if np.isfinite(f).any() else math.nan
+        size = "NaN" if not np.isfinite(f).all() else f"|f| = {top:.3g}"
+        self.errors[i] = Divergence(t, size, float(self.bound[i]), self.models[i].schedule)
+        self.alive[i] = False
+        self.eta[t:, i], self.rho[t:, i], self.step[t:, i] = 0.0, 1.0, 0.0  # alpha = 0, rho = 1
+        self.f_l[:, i] = 0.0
+        self.coef[i][:] = 0.0
+        self.scale[i] = 1.0
+        if self.unl is not None and i < self.MA:
+            self.unl.stop(i)
+
+    def _track(self, weights: list[tuple[int | slice, SampleWeights]],
+               u_rows: np.ndarray | None, step: np.ndarray, n_l: int) -> None:
+        """kernel_coef_: beta_x -= eta_t c_x / scale for every sampled point x."""
+        labeled = self.labels.labeled
+        for cols, w in weights:
+            has_u = w.unlabeled is not None
+            c = w.per_row(n_l, np.empty((n_l + (u_rows.size if has_u else 0),
+                                         *np.shape(step[cols]))))
+            self.beta[labeled, cols] -= c[:n_l] * step[cols]
+            if has_u:
+                np.add.at(self.beta[:, cols], u_rows, -c[n_l:] * step[cols])
+
+    def results(self) -> list[QSGResult | Divergence]:
+        out: list[Any] = [None] * self.M
+        for i, spec in enumerate(self.models):
+            if i in self.errors:
+                out[self.order[i]] = self.errors[i]
+                continue
+            scale = float(self.scale[i])
+            scores = self.unl.scores(i, scale) if self.unl is not None and i < self.MA else None
+            kernel = None if self.beta is None else self.beta[:, i] * scale
+            out[self.order[i]] = QSGResult(self.blocks, self.coef[i], scale, spec.schedule,
+                                           scores, kernel)
+        self.blocks.shared = self.M > 1  # every model of the pass reads this cache
+        return out
+
+
+def _columns(start: int, stop: int) -> int | slice:
+    """The models start..stop-1 as columns: an index for one model, a slice for several."""
+    return start if stop - start == 1 else slice(start, stop)
+
+
+def pass_bytes(settings: PassSettings, n_samples: int, n_features: int, n_unlabeled: int,
+               supervised: bool = False, pool: str | int = "auto") -> tuple[int, int, int]:
+    """(fixed, per model, kept per returned model) bytes of one pass, a bound from above.
+
+    Fixed: the block cache (at most ``cache_mb``), scratch buffers, and the unlabeled pool's
+    rows when the pool is kept. Per model: what it keeps (its float64 coefficients, f on the
+    pool when kept, the exact-kernel coefficients when tracked), the float32 copy of its
+    coefficients the unlabeled evaluation reads (:mod:`.unlabeled`), f on the labeled rows and
+    a row of every chunk's product. A lone fit is a pass of one model.
     """
-    n_l = f_l.size
-    c = np.zeros(n_l + f_u.size, dtype=np.float64) if out is None else out
-    c[:] = 0.0
-    c_l = c[:n_l]
-    has_u = f_u.size > 0
-    mu = _mean(f_u) if has_u else 0.0
-    u_mean_sum = 0.0  # sum_j h_j (mean f_P_j + mean f_N_j), for the weights of U
-    for (p, n), g, h in zip(draws, w_pn, w_u, strict=True):
-        h = h if has_u else 0.0
-        fp, fn = f_l[p], f_l[n]
-        mp, mn = _mean(fp), _mean(fn)
-        # On phi(x_p): l1 (PN pairs) -2g/|P| (1 - f_p + mean f_N), l3 (PU pairs)
-        # -2h/|P| (1 - f_p + mean f_U); on phi(x_n): l2 (PN) 2g/|N| (1 - mean f_P + f_n),
-        # l6 (UN) 2h/|N| (1 - mean f_U + f_n); both affine in f, summed here.
-        wp = fp * (2.0 * (g + h) / p.size)
-        wp -= 2.0 * ((g + h) + g * mn + h * mu) / p.size
-        wn = fn * (2.0 * (g + h) / n.size)
-        wn += 2.0 * ((g + h) - g * mp - h * mu) / n.size
-        np.add.at(c_l, p, wp)  # a point drawn twice counts twice (draws with replacement)
-        np.add.at(c_l, n, wn)
-        u_mean_sum += h * (mp + mn)
-    if has_u:
-        # On phi(x_u): l4 (PU) 2h/|U| (1 - mean f_P + f_u) and l5 (UN) -2h/|U| (1 - f_u +
-        # mean f_N), which sum to 2h/|U| (2 f_u - mean f_P - mean f_N).
-        np.multiply(f_u, 4.0 * float(np.add.reduce(w_u)) / f_u.size, out=c[n_l:])
-        c[n_l:] -= 2.0 * u_mean_sum / f_u.size
-    return c
-
-
-def _mean(a: np.ndarray) -> float:
-    return float(np.add.reduce(a)) / a.size  # ndarray.mean's dispatch costs more than the sum
+    T, m, d = int(settings.n_iter), int(settings.block_size), int(n_features)
+    width = m if settings.feature_map == "cos_phase" else 2 * m
+    n_u = 0 if supervised else int(n_unlabeled)
+    pooled = pool_start(n_u, int(settings.batch_size), T, pool) <= T
+    cache = min(float(settings.cache_mb) * (1 << 20),
+                T * block_bytes(d, m, settings.feature_map))
+    fixed = cache + _SCRATCH + (4 * n_u * (d + 1) if pooled else 0)
+    kept = 8 * T * width + (8 * n_u if pooled else 0)
+    kept += 8 * n_samples if settings.track_kernel else 0
+    per = kept + (4 * T * width if n_u else 0) + 8 * n_samples + 4 * (_CHUNK_BYTES // (4 * m))
+    return int(fixed), int(per), int(kept)

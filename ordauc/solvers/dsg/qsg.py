@@ -3,7 +3,7 @@
 Both minimise L(f) = lam/2 ||f||_H^2 + 1/(k-1) sum_j R_PNU^j(f) (AAAI 2020 Eq. 9; IJCAI 2019
 Eq. 9 is k = 2) over ONE ranking function f(x) = sum_i alpha_i^T phi_{omega_i}(x), one block of
 random Fourier features per iteration (see :mod:`ordauc.solvers.dsg.random_features`). Iteration i
-(AAAI 2020 Algorithm 1, IJCAI 2019 Algorithm 1):
+(AAAI 2020 Algorithm 1, IJCAI 2019 Algorithm 1; docs/algorithms.md, section 2):
 
 1. for every subproblem j, sample a mini-batch from P_j = {labeled y > j} and from
    N_j = {labeled y <= j}; sample one mini-batch from U, shared by all j (the AAAI paper's
@@ -20,11 +20,12 @@ The iterates are those of Algorithm 1, computed without waste (:mod:`ordauc.solv
 f on the (small) labeled set is kept current incrementally, one new block per iteration; f at
 the sampled unlabeled points is either evaluated against the old blocks or, when that costs more
 in all, kept current on the whole unlabeled pool, which also gives the transductive scores
-``unlabeled_scores_``; the shrink of step 4 is one global scale factor; features are float32 and
-sums float64; blocks are cached under ``cache_mb`` and drawn again beyond it; old blocks are
-evaluated in amplitude-phase form, one cosine per frequency
-(:class:`~ordauc.solvers.dsg.random_features.PackedCoef`), an exact identity. ``fit_grid`` fits
-many grid points in one pass (:mod:`ordauc.solvers.dsg.grid`).
+``unlabeled_scores_`` (:mod:`ordauc.solvers.dsg.unlabeled`); the shrink of step 4 is one global
+scale factor; features are float32 and sums float64; blocks are cached under ``cache_mb`` and
+drawn again beyond it; a lone model is evaluated in amplitude-phase form, one cosine per
+frequency (:class:`~ordauc.solvers.dsg.random_features.PackedCoef`), an exact identity.
+``fit`` is a pass of one model; ``fit_grid`` fits the many (lam, gamma, schedule) points of a
+(sigma, seed) in one pass of the same engine.
 
 Choices the papers leave open, all parameters here:
 
@@ -32,11 +33,14 @@ Choices the papers leave open, all parameters here:
   default theta is 1.5/lam. Early steps theta/t are far beyond the stable range of the squared
   loss (curvature up to 4 per pair set, 8 in total), so t is offset, eta_t = theta/(t + t0), with
   t0 chosen so that eta_1 <= 1/4 unless given (``t0=0`` is the papers' literal schedule).
-  ``dsg`` is the DSG authors' eta_t = theta/(1 + theta_decay * t).
+  ``dsg`` is the DSG authors' eta_t = theta/(1 + theta_decay * t)
+  (:mod:`ordauc.solvers.dsg.schedule`).
 - mini-batches of ``batch_size`` from each of P_j, N_j and U, drawn uniformly with replacement;
   ``block_size`` frequencies per block;
 - the thresholds: all-threshold fit on the labeled points (:mod:`ordauc.solvers.thresholds`),
-  also for k = 2, which gives QSG-S2AUC a ``predict``.
+  also for k = 2, which gives QSG-S2AUC a ``predict``; fitted on the scores ``predict``
+  computes (the float32 evaluation), not on the float64 running f of the iterations, so that
+  ``predict`` on the labeled rows places them exactly as the fit did.
 
 A fit whose scores leave every range a minimiser can lie in stops with
 :class:`~ordauc.errors.DivergenceError` naming the schedule, instead of returning an exploded or
@@ -47,11 +51,10 @@ papers' literal schedule ``t0=0`` does this within tens of iterations).
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 
 from ordauc.solvers._base import (
     Checkpoint,
@@ -66,35 +69,43 @@ from ordauc.solvers._base import (
 )
 from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
-from ordauc.solvers.dsg import grid
 from ordauc.solvers.dsg.engine import (
-    STEP_RULES,
-    pair_coefficients,
-    pool_start,
-    resolve_steps,
-    run_one,
-    step_size,
+    Divergence,
+    EngineOptions,
+    ModelSpec,
+    PassSettings,
+    QSGResult,
+    pass_bytes,
+    run_pass,
 )
-from ordauc.solvers.dsg.gridpoints import GridData, GridFit
-from ordauc.solvers.dsg.random_features import FeatureBlocks
+from ordauc.solvers.dsg.schedule import STEP_RULES, Schedule, run_seed
+from ordauc.solvers.gridfit import GridData, GridFit, PassBytes, copy_input_attributes
+from ordauc.solvers.objective import gamma_vector
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
 
-__all__ = ["QS3ORAO", "QSGS2AUC", "STEP_RULES", "pair_coefficients", "resolve_steps",
-           "step_size"]
+__all__ = ["QS3ORAO", "QSGS2AUC"]
 
 
 class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
-    """Shared engine; subclasses fix the task."""
+    """Shared estimator; subclasses fix the task."""
 
     meta: SolverMeta
     _task = "ordinal"
-    # When f is kept on the whole unlabeled pool (engine.pool_start): "auto", "off" (the
-    # batch evaluated against every block at every iteration), or an iteration number.
-    _pool_rule: ClassVar[str | int] = "auto"
-    # The compiled float32 cosine (dsg.trig) for f at the unlabeled points during training;
-    # False: numpy's (with _pool_rule = "off", the engine as it was before either).
-    _fast_trig: ClassVar[bool] = True
-    _grid_shared = grid.SHARED
+    # How the engine computes the iterates (the same iterates whatever the options, to float32
+    # rounding); a subclass may set other options, e.g. to time the engine without the pool.
+    engine_options: ClassVar[EngineOptions] = EngineOptions()
+    grid_shared = frozenset({"lam", "gamma", "step", "theta", "t0", "theta_decay"})
+    _check_params: ClassVar[dict[str, Any]] = {"n_iter": 20, "batch_size": 8, "block_size": 8,
+                                               "random_state": 0}
+    # Scores are sums of float32 cosines (in float64 across chunks): a row's last float32 bits
+    # can depend on its position in a chunk, as BLAS kernels treat edge rows differently, and
+    # these two checks compare at float64's 1e-7.
+    _known_check_failures: ClassVar[dict[str, str]] = {
+        "check_methods_sample_order_invariance":
+            "float32 scores: row order may change the last bits",
+        "check_methods_subset_invariance":
+            "float32 scores: batch boundaries may change the last bits",
+    }
     _parameter_constraints: dict = {
         "lam": [positive()],
         "sigma": [positive()],
@@ -132,21 +143,14 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         self.track_kernel = track_kernel
         self.random_state = random_state
 
-
     # -- fitting ---------------------------------------------------------------------------
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
-        """Peak bytes of one fit: the float32 copy of X, the float64 coefficients and their
-        float32 packed copy, the block cache (at most ``cache_mb``), scratch buffers, and the
-        unlabeled pool when it is kept (its rows in float32 and f in float64; every row counted
-        as unlabeled, the worst case)."""
-        T, m, d = int(self.n_iter), int(self.block_size), int(n_features)
-        width = m if self.feature_map == "cos_phase" else 2 * m
-        cache = min(float(self.cache_mb) * (1 << 20), 4.0 * T * m * (d + 2))
-        scratch = 16 << 20  # evaluation chunks, per-iteration features
-        pooled = pool_start(n_samples, int(self.batch_size), T, self._pool_rule) <= T
-        pool = (4 * (d + 1) + 8) * n_samples if pooled else 0
-        return int(4 * n_samples * d + 8 * T * width + 8 * T * m + cache + scratch + pool)
+        """Peak bytes of one fit, a pass of one model (:func:`~.engine.pass_bytes`) beside the
+        float32 copy of X; every row counted as unlabeled, the worst case."""
+        fixed, per_model, _ = self._grid_pass_bytes(n_samples, n_features, n_samples, [self])
+        return int(self._grid_data_bytes(n_samples, n_features) + fixed + per_model)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: np.ndarray, y: np.ndarray, checkpoint: Checkpoint | None = None
             ) -> _QSGBase:
         """Run Algorithm 1 for ``n_iter`` iterations; ``y == -1`` marks unlabeled rows.
@@ -154,38 +158,37 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         ``checkpoint`` (optional) is called every ``checkpoint.every`` iterations with the
         current iterate f_t (:class:`~ordauc.solvers._base.Checkpoint`).
         """
-        self._validate_params()
         X, y = fit_input(self, X, y, np.float32)
         labels = split_labels(y, self._task)
-        self.n_classes_ = labels.n_classes
-        self.seed_ = _seed(self.random_state)
-        self.theta_, self.t0_ = resolve_steps(self.step, self.lam, self.theta, self.t0,
-                                              self.theta_decay)
-        self.blocks_ = FeatureBlocks(self.seed_, X.shape[1], self.block_size, self.sigma,
-                                     self.feature_map, int(self.cache_mb * (1 << 20)))
-        self._run(X, labels, checkpoint)
-        # The thresholds are fitted on the scores predict will compute (the float32 evaluation),
-        # not on the float64 running f of the iterations: predict on the labeled rows then
-        # places them exactly as the fit did.
+        [result] = run_pass(X, labels, self._settings(), [self._spec()],
+                            run_seed(self.random_state), self.engine_options, checkpoint)
+        if isinstance(result, Divergence):
+            raise result.error(type(self).__name__)
+        return self._fitted(result, X, labels)
+
+    def _settings(self) -> PassSettings:
+        return PassSettings(int(self.n_iter), int(self.batch_size), int(self.block_size),
+                            float(self.sigma), self.feature_map, float(self.cache_mb),
+                            bool(self.track_kernel))
+
+    def _spec(self) -> ModelSpec:
+        return ModelSpec(float(self.lam), self.gamma,
+                         Schedule.resolve(self.step, self.lam, self.theta, self.t0,
+                                          self.theta_decay))
+
+    def _fitted(self, result: QSGResult, X: np.ndarray, labels: LabeledSplit) -> _QSGBase:
+        """The fitted attributes from the engine's result; the thresholds from the scores
+        ``predict`` computes on the labeled rows (module docstring)."""
+        self.blocks_, self.seed_ = result.blocks, result.blocks.seed
+        self.coef_, self.scale_, self.n_iter_ = result.coef, result.scale, result.coef.shape[0]
+        self.theta_, self.t0_ = result.schedule.theta, result.schedule.t0
+        self.unlabeled_scores_ = result.unlabeled_scores
+        if result.kernel_coef is not None:
+            self.kernel_coef_ = result.kernel_coef
         f_l = self.blocks_.evaluate(X[labels.labeled], self.coef_, self.scale_)
         self.thresholds_ = fit_thresholds(f_l, labels.z, labels.n_classes)
-        self.classes_ = labels.classes
+        self.n_classes_, self.classes_ = labels.n_classes, labels.classes
         return self
-
-    def _run(self, X: np.ndarray, labels: LabeledSplit, checkpoint: Checkpoint | None) -> None:
-        run_one(self, X, labels, checkpoint, self._pool_rule, self._fast_trig)
-
-    def _diverged(self, t: int, f: np.ndarray, bound: float) -> str:
-        top = float(np.nanmax(np.abs(f))) if np.isfinite(f).any() else math.nan
-        size = "NaN" if not np.isfinite(f).all() else f"|f| = {top:.3g}"
-        if self.step == "dsg":
-            rule = (f"eta_t = theta/(1 + theta_decay t) with theta = {self.theta_:g}, "
-                    f"theta_decay = {self.theta_decay:g}")
-        else:
-            rule = f"eta_t = theta/(t + t0) with theta = {self.theta_:g}, t0 = {self.t0_:g}"
-        return (f"{type(self).__name__} diverged at iteration {t} ({size} on the labeled rows, "
-                f"beyond 1e4 sqrt(3/lam) = {bound:.3g}): the step size {rule} is too large for "
-                "the squared pairwise loss; leave t0 unset (the stable offset) or lower theta")
 
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X: np.ndarray) -> np.ndarray:
@@ -193,64 +196,115 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         X = predict_input(self, X, np.float32)
         return self.blocks_.evaluate(X, self.coef_, self.scale_)
 
-    # -- many grid points at once (gridpoints.GridFit; the pass is dsg.grid) --------------------
+    # -- many grid points at once (ordauc.solvers.gridfit) -----------------------------------
     def _grid_data(self, X: Any, y: Any) -> GridData:
         validated = clone(self)  # input validation sets attributes: never on self
         X, y = fit_input(validated, X, y, np.float32)
         return GridData(X, y, split_labels(y, self._task), validated)
 
-    def _grid_pass(self, data: GridData, models: list[Any], cache: dict | None) -> list[Any]:
-        if len(models) == 1:  # nothing to share: the single-model engine
-            try:
-                return [models[0].fit(data.X, data.y)]
-            except Exception as exc:  # the point's own failure, returned in its place
-                return [exc]
-        return grid.fit_pass(models, data, grid.group_seed(models[0].random_state))
+    def _grid_pass(self, data: GridData, models: list[Any], cache: dict) -> list[Any]:
+        out: dict[int, Any] = {}
+        specs: dict[int, ModelSpec] = {}
+        for i, est in enumerate(models):
+            try:  # a gamma list of the wrong length fails alone, as its fit would
+                gamma_vector(est.gamma, data.labels.n_classes)
+            except ValueError as exc:
+                out[i] = exc
+                continue
+            specs[i] = est._spec()
+        if specs:
+            results = run_pass(data.X, data.labels, models[0]._settings(), list(specs.values()),
+                               run_seed(models[0].random_state), self.engine_options)
+            for i, result in zip(specs, results, strict=True):
+                est = models[i]
+                if isinstance(result, Divergence):
+                    out[i] = result.error(type(est).__name__)
+                    continue
+                out[i] = est._fitted(result, data.X, data.labels)
+                copy_input_attributes(data.validated, est)
+        return [out[i] for i in range(len(models))]
 
-    def _grid_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
-                    models: list[Any]) -> tuple[int, int, int]:
+    def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
+                         models: list[Any]) -> PassBytes:
         supervised = all(np.all(np.asarray(e.gamma, dtype=float) == 1.0) for e in models)
-        return grid.pass_bytes(models[0], n_samples, n_features, n_unlabeled, len(models),
-                               supervised)
+        return PassBytes(*pass_bytes(models[0]._settings(), n_samples, n_features, n_unlabeled,
+                                     supervised, self.engine_options.pool))
 
     def _grid_data_bytes(self, n_samples: int, n_features: int) -> int:
         return 4 * n_samples * n_features  # the float32 copy
-
-
-def _seed(random_state: int | None) -> int:
-    if random_state is None:
-        return int(np.random.SeedSequence().entropy % (1 << 63))
-    if isinstance(random_state, (int, np.integer)) and random_state >= 0:
-        return int(random_state)
-    raise ValueError(f"random_state must be None or a non-negative int, got {random_state!r}")
 
 
 _DOC = """
 
     Parameters
     ----------
-    lam : regularisation weight lambda of L(f).
-    sigma : kernel width in exp(-sigma ||x - x'||^2) (frequencies ~ N(0, 2 sigma I)).
-    gamma : weight of R_PN against R_PU + R_NU - 1/2; a list gives one gamma_j per subproblem.
-    n_iter, batch_size, block_size : iterations T, mini-batch size, frequencies per block.
-    step, theta, t0, theta_decay : the step-size schedule (module docstring).
-    feature_map : ``cos_sin`` (the papers) or ``cos_phase``.
-    cache_mb : memory for cached blocks; beyond it blocks are drawn again (same model).
-    track_kernel : also keep the exact-kernel coefficients of the iterates (``kernel_coef_``).
-    random_state : run seed: samples and blocks (None: a fresh seed).
+    lam : float, default=1.0
+        Regularisation weight lambda of L(f).
+    sigma : float, default=1.0
+        Kernel width in exp(-sigma ||x - x'||^2) (frequencies ~ N(0, 2 sigma I)).
+    gamma : float or list of float, default=0.5
+        Weight of R_PN against R_PU + R_NU - 1/2; a list gives one gamma_j per subproblem.
+    n_iter : int, default=1000
+        Iterations T, one block each.
+    batch_size : int, default=64
+        Mini-batch size of each of P_j, N_j and U.
+    block_size : int, default=64
+        Frequencies per block.
+    step : {"inverse", "dsg"}, default="inverse"
+        The step-size rule (module docstring).
+    theta : float, default=None
+        Numerator of the step size (None: 1.5/lam for ``inverse``, 1 for ``dsg``).
+    t0 : float, default=None
+        Offset of ``inverse`` (None: the smallest with eta_1 <= 1/4; 0: the papers' literal
+        schedule).
+    theta_decay : float, default=1e-4
+        Decay of ``dsg``.
+    feature_map : {"cos_sin", "cos_phase"}, default="cos_sin"
+        ``cos_sin`` (the papers) or ``cos_phase`` (Rahimi & Recht's cos(W x + b)).
+    cache_mb : float, default=256
+        Memory for cached blocks; beyond it blocks are drawn again (the same model).
+    track_kernel : bool, default=False
+        Also keep the exact-kernel coefficients of the iterates (``kernel_coef_``).
+    random_state : int, default=None
+        Run seed: samples and blocks (None: a fresh seed).
 
     Attributes
     ----------
-    coef_ : (n_iter, width) block coefficients; f(x) = norm * scale_ * sum_i F_i(x) . coef_[i].
-    scale_ : the global shrink factor.  blocks_ : the feature blocks.  seed_ : the seed used.
-    theta_, t0_ : the schedule used.  thresholds_ : (k-1,) all-threshold fit.
-    unlabeled_scores_ : f on the unlabeled training rows (float64, in their row order), kept
-        for free when the fit kept f on the whole pool (:mod:`ordauc.solvers.dsg.engine`: when
-        2 n_u <= batch_size (n_iter - 1), for gamma < 1); None otherwise. Equal to
-        ``decision_function`` on those rows up to float32 rounding: the transductive scores.
+    coef_ : ndarray of shape (n_iter, width)
+        Block coefficients; f(x) = norm * scale_ * sum_i F_i(x) . coef_[i].
+    scale_ : float
+        The global shrink factor.
+    blocks_ : FeatureBlocks
+        The random-feature blocks.
+    seed_ : int
+        The seed used.
+    n_iter_ : int
+        Iterations run.
+    theta_ : float
+        The step-size numerator used.
+    t0_ : float
+        The step-size offset used.
+    thresholds_ : ndarray of shape (n_classes - 1,)
+        All-threshold fit on the labeled scores.
+    classes_ : ndarray of shape (n_classes,)
+        The labels of the classes, increasing.
+    n_classes_ : int
+        Number of classes k.
+    unlabeled_scores_ : ndarray of shape (n_unlabeled,) or None
+        f on the unlabeled training rows (float64, in their row order), kept for free when the
+        fit kept f on the whole pool (when 2 n_u <= batch_size (n_iter - 1), for gamma < 1);
+        None otherwise. Equal to ``decision_function`` on those rows up to float32 rounding:
+        the transductive scores.
+    kernel_coef_ : ndarray of shape (n_samples,)
+        With ``track_kernel``: the iterate as sum_x beta_x k(x, .) over the training rows.
 
+    Notes
+    -----
     ``fit_grid(X, y, points)`` fits many (lam, gamma, schedule) points in one pass per sigma
-    and seed (:mod:`ordauc.solvers.dsg.grid`, :mod:`ordauc.solvers.dsg.gridpoints`).
+    and seed (:mod:`ordauc.solvers.dsg.engine`, :mod:`ordauc.solvers.gridfit`); each point's
+    model equals its lone fit up to float32 rounding. The class attribute ``engine_options``
+    (:class:`~ordauc.solvers.dsg.engine.EngineOptions`) chooses how the iterates are
+    computed, never what they are.
     """
 
 
@@ -258,17 +312,16 @@ class QSGS2AUC(_QSGBase):
     __doc__ = ("QSG-S2AUC: quadruply stochastic semi-supervised AUC optimisation (IJCAI 2019, "
                "Alg. 1)." + _DOC)
 
-    meta = SolverMeta(display="QSG-S2AUC", family="dsg", tasks=("binary",),
+    meta = SolverMeta(display="QSG-S2AUC", tasks=("binary",),
                       uses_unlabeled=True, iterative=True, proposed=True)
     _task = "binary"
     _binary_only = True
-
 
 
 class QS3ORAO(_QSGBase):
     __doc__ = ("QS3ORAO: quadruply stochastic semi-supervised ordinal AUC optimisation "
                "(AAAI 2020)." + _DOC)
 
-    meta = SolverMeta(display="QS3ORAO", family="dsg", tasks=("ordinal",),
+    meta = SolverMeta(display="QS3ORAO", tasks=("ordinal",),
                       uses_unlabeled=True, iterative=True, proposed=True)
     _task = "ordinal"

@@ -45,6 +45,12 @@ def draw_block(seed: int, i: int, m: int, d: int, sigma: float, phase: bool = Fa
     return W, b
 
 
+def block_bytes(n_features: int, block_size: int, feature_map: str = "cos_sin") -> int:
+    """Bytes of one cached block: float32 frequencies with one more column, the phase slot that
+    :meth:`FeatureBlocks.evaluate` fills, and the phases of ``cos_phase``."""
+    return 4 * block_size * (n_features + 1 + (1 if feature_map == "cos_phase" else 0))
+
+
 class FeatureBlocks:
     """Random Fourier feature blocks drawn on demand from (seed, block index).
 
@@ -73,9 +79,7 @@ class FeatureBlocks:
         # Features per block, and the constant in front of them.
         self.width = self.m if self.phase else 2 * self.m
         self.norm = np.sqrt((2.0 if self.phase else 1.0) / self.m)
-        # Cached frequencies carry one more column: the phase slot that evaluate fills.
-        row_bytes = 4 * (self.d + 1 + (1 if self.phase else 0))
-        self.max_cached = max(0, int(cache_bytes) // (row_bytes * self.m))
+        self.max_cached = max(0, int(cache_bytes) // block_bytes(self.d, self.m, feature_map))
         self._Wa = np.empty((0, self.d + 1), dtype=np.float32)  # cached blocks, stacked
         self._b = np.empty(0, dtype=np.float32)
         self.n_cached = 0

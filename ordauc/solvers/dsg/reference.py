@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ordauc.solvers._labels import draw_batches, split_labels
-from ordauc.solvers.dsg.qsg import resolve_steps, step_size
 from ordauc.solvers.dsg.random_features import draw_block
+from ordauc.solvers.dsg.schedule import Schedule, batch_generator
 from ordauc.solvers.objective import gamma_vector
 
 
@@ -55,11 +55,11 @@ def fit(X: np.ndarray, y: np.ndarray, *, lam: float, sigma: float, gamma: float,
     lab = split_labels(y, "binary" if binary else "ordinal")
     k, b, m = lab.n_classes, batch_size, block_size
     g = gamma_vector(gamma, k)
-    th, off = resolve_steps(step, lam, theta, t0, theta_decay)
+    schedule = Schedule.resolve(step, lam, theta, t0, theta_decay)
     X_l, X_all_u = X[lab.labeled], lab.unlabeled
     use_u = bool(np.any(g < 1.0)) and X_all_u.size > 0
     pools = lab.batch_pools(with_unlabeled=use_u)  # the engine's samples, in its order
-    rng = np.random.default_rng([random_state, 0])
+    rng = batch_generator(random_state)
     alphas: list[np.ndarray] = []
     for t in range(1, n_iter + 1):
         draws, u = draw_batches(rng, pools, b)
@@ -83,7 +83,7 @@ def fit(X: np.ndarray, y: np.ndarray, *, lam: float, sigma: float, gamma: float,
                 part += (1.0 - g[j]) * (_pair_mean(f_p, f_u, phi_p, phi_u)
                                         + _pair_mean(f_u, f_n, phi_u, phi_n))
             grad += part / (k - 1)
-        eta = step_size(t, step, th, off, theta_decay)
+        eta = schedule.eta(t)
         for a in alphas:  # Eq. (14)/(16): shrink every old coefficient
             a *= 1.0 - eta * lam
         alphas.append(-eta * grad)

@@ -2,22 +2,22 @@
 
 Subproblem j = 1..k-1 of ordinal labels 1..k is binary: P_j = {labeled y > j} against
 N_j = {labeled y <= j}, with every unlabeled row shared (AAAI 2020, "Semi-supervised ordinal
-regression AUC optimization"; ALGORITHMS.md section 3). M-SAMULT and M-PNU-AUC train one binary
-model per subproblem with the same parameters, except those listed in ``per_subproblem`` (gamma,
-which may be a list of k-1 values, one per subproblem). Scores are (n, k-1), column j-1 from
-model j, and are evaluated by the ordinal AUC (Eq. 2) column by column. ``predict`` counts the
-subproblems whose model puts x on its positive side ("above class j"), the Frank & Hall reading
-of k-1 binary answers.
+regression AUC optimization"; docs/algorithms.md, section 3). M-SAMULT and M-PNU-AUC train one
+binary model per subproblem with the same parameters, except those listed in
+``per_subproblem`` (gamma, which may be a list of k-1 values, one per subproblem). Scores are
+(n, k-1), column j-1 from model j, and are evaluated by the ordinal AUC (Eq. 2) column by column.
+``predict`` counts the subproblems whose model puts x on its positive side ("above class j"),
+the Frank & Hall reading of k-1 binary answers (a choice the paper leaves open).
 
-A concrete wrapper is a subclass that names its binary solver in ``base`` and repeats the base's
-constructor (scikit-learn reads parameters from ``__init__``'s signature).
+A concrete wrapper is a subclass that names its binary solver in ``base``; it takes the base's
+constructor and parameter constraints (scikit-learn reads the parameters from ``__init__``'s
+signature), so the two cannot drift apart.
 
-``fit_grid(X, y, points)`` (the interface of :mod:`ordauc.solvers.dsg.gridpoints`) fits every
-point's k-1 models through the base's own ``iter_fit_grid``, one call per subproblem, with the
-points grouped as the base groups them; the calls of one group share a cache, so what the base
-computes from X alone (SAMULT's kernel matrix and its eigendecomposition, PNU-AUC's centres and
-basis) is computed once for all k-1 subproblems. A base without ``fit_grid`` is fitted point by
-point.
+The grid-fit protocol (:mod:`ordauc.solvers.gridfit`): points are grouped as the base groups
+them (its ``grid_key``), and a group's k-1 subproblems are fitted by the base's own
+``iter_fit_grid``, one call per subproblem, sharing a cache, so what the base computes from X
+alone (SAMULT's kernel matrix and its eigendecomposition, PNU-AUC's centres and basis) is
+computed once for all k-1 subproblems. A base without the protocol is fitted point by point.
 """
 
 from __future__ import annotations
@@ -26,137 +26,168 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 
 from ordauc.solvers._base import OrdaucEstimator
-from ordauc.solvers._labels import UNLABELED, split_labels
+from ordauc.solvers._labels import UNLABELED, LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
-from ordauc.solvers.dsg.gridpoints import copy_input_attributes
+from ordauc.solvers.gridfit import (
+    GridData,
+    GridFit,
+    GridMemory,
+    copy_input_attributes,
+    fit_alone,
+)
 from ordauc.solvers.objective import gamma_vector
 
+__all__ = ["OneModelPerSubproblem", "subproblem_labels"]
 
-class OneModelPerSubproblem(OrdaucEstimator):
-    """k-1 binary models of ``base``, model j on subproblem j (see the module docstring)."""
+
+# The fitted attributes of every wrapper, appended to a concrete wrapper's docstring.
+_ATTRIBUTES = """
+
+    Attributes
+    ----------
+    models_ : list of {base}
+        Model j-1 fitted on subproblem j.
+    classes_ : ndarray of shape (n_classes,)
+        The labels of the classes, increasing.
+    n_classes_ : int
+        Number of classes k.
+    """
+
+
+def subproblem_labels(labels: LabeledSplit, j: int) -> np.ndarray:
+    """Binary targets of subproblem j: 1 for labeled y > j, 0 for labeled y <= j, -1 for the
+    unlabeled rows (every row of the data, in order)."""
+    y_j = np.full(labels.labeled.size + labels.unlabeled.size, UNLABELED, dtype=np.int64)
+    y_j[labels.labeled] = labels.z > j
+    return y_j
+
+
+class OneModelPerSubproblem(GridFit, OrdaucEstimator):
+    __doc__ = """k-1 binary models of ``base``, model j on subproblem j (see the module docstring).
+
+    Parameters
+    ----------
+    **params
+        The base's parameters (its constructor, taken as this class's own).""" + \
+        _ATTRIBUTES.format(base="base estimators")
 
     base: ClassVar[type]
     per_subproblem: ClassVar[tuple[str, ...]] = ("gamma",)
     _dtype: ClassVar[type] = np.float64
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        base = cls.__dict__.get("base")
+        if base is None:
+            return
+        if "__init__" not in cls.__dict__:
+            cls.__init__ = base.__init__  # type: ignore[method-assign]
+        if "_parameter_constraints" not in cls.__dict__:
+            cls._parameter_constraints = base._parameter_constraints
+        if cls.__doc__ and "Attributes\n" not in cls.__doc__:
+            cls.__doc__ = cls.__doc__.rstrip() + _ATTRIBUTES.format(base=base.__name__)
+
+    def subproblem_params(self, j: int, n_classes: int | None = None) -> dict[str, Any]:
+        """The base's parameters for subproblem j = 1..k-1 of ``n_classes`` classes (None: as
+        many as a per-subproblem list gives). Raises ValueError for a list of another length."""
+        params = self.get_params(deep=False)
+        for key in self.per_subproblem:
+            value = params[key]
+            k = np.atleast_1d(value).size + 1 if n_classes is None else n_classes
+            params[key] = float(gamma_vector(value, k)[j - 1])
+        return params
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """The models are fitted one after the other: one binary fit's peak, plus the k-1
         fitted models kept (each holds at most a copy of X)."""
-        one = self.base(**self._params_of(0, 2)).fit_memory_bytes(n_samples, n_features)
+        one = self.base(**self.subproblem_params(1)).fit_memory_bytes(n_samples, n_features)
         return int(one + 8 * n_samples * n_features)
 
-    def _params_of(self, j: int, k: int) -> dict[str, Any]:
-        """The base's parameters for subproblem j + 1 (0-based ``j``) of ``k`` classes."""
-        params = self.get_params(deep=False)
-        for key in self.per_subproblem:
-            if key in params:
-                params[key] = float(gamma_vector(params[key], k)[j])
-        return params
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> OneModelPerSubproblem:
         """Fit model j on {labeled y > j} against {labeled y <= j}, unlabeled rows shared."""
-        self._validate_params()
         X, y = fit_input(self, X, y, self._dtype)
         labels = split_labels(y, "ordinal")
         k = labels.n_classes
-        self.models_ = []
-        for j in range(1, k):
-            y_j = np.full(y.shape[0], UNLABELED, dtype=np.int64)
-            y_j[labels.labeled] = labels.z > j
-            self.models_.append(self.base(**self._params_of(j - 1, k)).fit(X, y_j))
-        self.n_classes_ = k
-        self.classes_ = labels.classes
+        models = [self.base(**self.subproblem_params(j, k)).fit(X, subproblem_labels(labels, j))
+                  for j in range(1, k)]
+        return self._fitted(models, labels)
+
+    def _fitted(self, models: list[Any], labels: LabeledSplit) -> OneModelPerSubproblem:
+        self.models_ = models
+        self.n_classes_, self.classes_ = labels.n_classes, labels.classes
         return self
 
-    # -- many grid points at once ------------------------------------------------------------
-    def fit_grid(self, X: Any, y: Any, points: Sequence[dict[str, Any]],
-                 max_bytes: int | None = None) -> list[Any]:
-        """For each point, ``clone(self).set_params(**point).fit(X, y)`` or the exception that
-        fit would raise (see :mod:`ordauc.solvers.dsg.gridpoints`); ``max_bytes`` bounds each
-        of the base's passes."""
-        out: list[Any] = [None] * len(points)
-        for i, model in self.iter_fit_grid(X, y, points, max_bytes):
-            out[i] = model
-        return out
-
-    def iter_fit_grid(self, X: Any, y: Any, points: Sequence[dict[str, Any]],
-                      max_bytes: int | None = None) -> Iterator[tuple[int, Any]]:
-        """``(index into points, fitted wrapper or exception)``, a group of the base at a time."""
-        wrappers: dict[int, Any] = {}
-        for i, point in enumerate(points):
-            est = clone(self).set_params(**point)  # an unknown name raises here, as it would
-            try:
-                est._validate_params()
-            except (ValueError, TypeError) as exc:
-                yield i, exc
-                continue
-            wrappers[i] = est
-        if not wrappers:
-            return
-        validated = clone(self)
-        X, y = fit_input(validated, X, y, self._dtype)
-        labels = split_labels(y, "ordinal")
-        k = labels.n_classes
+    # -- many grid points at once (ordauc.solvers.gridfit) -----------------------------------
+    def grid_key(self, params: dict[str, Any]) -> tuple:
+        """The base's group of the point's other parameters: the per-subproblem ones may differ
+        inside a group, as each subproblem's call to the base groups by its own values."""
         base = self.base()
-        if not hasattr(base, "iter_fit_grid"):
-            for i, est in wrappers.items():
-                try:
-                    yield i, est.fit(X, y)
-                except Exception as exc:  # the point's own failure, returned in its place
-                    yield i, exc
-            return
-        params: dict[int, list[dict[str, Any]]] = {}  # per point, the base's per subproblem
-        groups: dict[tuple, list[int]] = {}
-        for i, est in wrappers.items():
-            try:
-                params[i] = [est._params_of(j, k) for j in range(k - 1)]
-            except ValueError as exc:  # e.g. a gamma list that is not k-1 long
-                yield i, exc
-                continue
-            groups.setdefault(base._grid_key(self.base(**params[i][0])), []).append(i)
-        for group in groups.values():
-            cache: dict = {}  # the base's shared work, for every subproblem of this group
-            models: dict[int, list[Any]] = {i: [] for i in group}
-            for j in range(1, k):
-                y_j = np.full(y.shape[0], UNLABELED, dtype=np.int64)
-                y_j[labels.labeled] = labels.z > j
-                part = [params[i][j - 1] for i in group]
-                for at, model in base.iter_fit_grid(X, y_j, part, max_bytes, cache=cache):
-                    models[group[at]].append(model)
-            del cache
-            for i in group:
-                failed = [m for m in models[i] if isinstance(m, Exception)]
-                if failed:
-                    yield i, failed[0]
-                    continue
-                est = wrappers[i]
-                est.models_, est.n_classes_, est.classes_ = models[i], k, labels.classes
-                copy_input_attributes(validated, est)
-                yield i, est
+        if not isinstance(base, GridFit):
+            return super().grid_key(params)  # no shared work: a group per distinct point
+        return base.grid_key({k: v for k, v in params.items() if k not in self.per_subproblem})
 
-    def fit_grid_memory_bytes(self, n_samples: int, n_features: int,
-                              points: Sequence[dict[str, Any]], max_bytes: int | None = None,
-                              n_unlabeled: int | None = None, n_classes: int = 5) -> int:
-        """Peak bytes of one ``fit_grid`` call with ``n_classes`` classes: the validated data,
-        the base's largest pass, and every returned model's k-1 base models."""
+    def grid_memory(self, n_samples: int, n_features: int, points: Sequence[dict[str, Any]],
+                    max_bytes: int | None = None, n_unlabeled: int | None = None,
+                    n_classes: int | None = None) -> GridMemory:
+        """The base's statement for the points' subproblems, with k-1 models kept per point:
+        ``n_classes``, the data's number of classes, is required."""
+        if n_classes is None:
+            raise ValueError(f"{type(self).__name__} keeps k-1 models per point: its grid "
+                             "memory needs n_classes, the data's number of classes")
         base = self.base()
-        if not hasattr(base, "fit_grid_memory_bytes"):
-            return int(self.fit_memory_bytes(n_samples, n_features) * max(1, len(points)))
+        if not isinstance(base, GridFit):
+            one = self.fit_memory_bytes(n_samples, n_features)
+            return GridMemory(0, one, one * max(0, len(points) - 1))
         params = []
         for point in points:
-            est = clone(self).set_params(**point)
             try:
-                params.append(est._params_of(0, n_classes))
+                params.append(clone(self).set_params(**point).subproblem_params(1, n_classes))
             except ValueError:  # a point that fails at once needs nothing
                 continue
-        data, peak, kept = base._grid_memory_parts(n_samples, n_features, params, max_bytes,
-                                                   n_unlabeled)
-        return int(data + peak + (n_classes - 1) * kept)
+        data, peak, kept = base.grid_memory(n_samples, n_features, params, max_bytes,
+                                            n_unlabeled)
+        return GridMemory(data, peak, (n_classes - 1) * kept)
 
+    def _grid_data(self, X: Any, y: Any) -> GridData:
+        validated = clone(self)  # input validation sets attributes: never on self
+        X, y = fit_input(validated, X, y, self._dtype)
+        return GridData(X, y, split_labels(y, "ordinal"), validated)
+
+    def _grid_fit_group(self, data: GridData, models: dict[int, Any], max_bytes: int | None,
+                        cache: dict) -> Iterator[tuple[int, Any]]:
+        """The group's k-1 subproblems through the base's ``iter_fit_grid``, one call each."""
+        base = self.base()
+        if not isinstance(base, GridFit):
+            for i, est in models.items():
+                yield i, fit_alone(est, data)
+            return
+        labels, k = data.labels, data.labels.n_classes
+        params: dict[int, list[dict[str, Any]]] = {}  # per point, the base's per subproblem
+        for i, est in models.items():
+            try:
+                params[i] = [est.subproblem_params(j, k) for j in range(1, k)]
+            except ValueError as exc:  # e.g. a gamma list that is not k-1 long
+                yield i, exc
+        index = list(params)
+        fitted: dict[int, list[Any]] = {i: [] for i in index}
+        for j in range(1, k):
+            part = [params[i][j - 1] for i in index]
+            for at, model in base.iter_fit_grid(data.X, subproblem_labels(labels, j), part,
+                                                max_bytes, cache=cache):
+                fitted[index[at]].append(model)
+        for i in index:
+            failed = [m for m in fitted[i] if isinstance(m, Exception)]
+            if failed:
+                yield i, failed[0]
+                continue
+            copy_input_attributes(data.validated, models[i])
+            yield i, models[i]._fitted(fitted[i], labels)
+
+    # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores (n, k-1): column j-1 ranks subproblem j."""
         X = predict_input(self, X, self._dtype)

@@ -4,8 +4,7 @@ T. Sakai, G. Niu, M. Sugiyama, "Semi-supervised AUC optimization based on positi
 learning", Machine Learning 107:767-794, 2018. The reading followed here is the authors' MATLAB
 reference ``PNU-AUC/PNU_AUC_SL.m`` (t-sakai-kure/PNU, MIT): its functions ``solve_gauss`` (the
 closed form), ``calc_loss`` (the zero-one risk of model selection) and ``calc_eta_heu_unb`` (the
-combination weight of that risk). ALGORITHMS.md section 3 and research-reference-code.md
-section 4 describe them.
+combination weight of that risk). docs/algorithms.md, section 3, describes them.
 
 **Model.** g(x) = sum_{l=1}^{b} theta_l exp(-sigma ||x - c_l||^2), no bias, with b =
 min(n_basis, n) centres drawn without replacement (seeded by ``random_state``) from ALL n training
@@ -94,8 +93,7 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-import scipy.linalg
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 from sklearn.utils.validation import check_is_fitted
 
 from ordauc.solvers._base import (
@@ -109,9 +107,17 @@ from ordauc.solvers._base import (
 )
 from ordauc.solvers._labels import UNLABELED, LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
-from ordauc.solvers.dsg.gridpoints import GridData, GridFit, copy_input_attributes, lam_path
-from ordauc.solvers.kernel.multi import OneModelPerSubproblem
+from ordauc.solvers.gridfit import (
+    GridData,
+    GridFit,
+    PassBytes,
+    copy_input_attributes,
+    fit_alone,
+)
+from ordauc.solvers.kernel.linalg import lam_path, solve_regularised
+from ordauc.solvers.kernel.multi import OneModelPerSubproblem, subproblem_labels
 from ordauc.solvers.kernel.pnu_risk import pnu_risk_01_from_scores
+from ordauc.solvers.kernel.pnu_system import class_moments, moments, pnu_auc_coef, pnu_system
 from ordauc.solvers.kernel.prior import energy_prior
 from ordauc.solvers.kernel.samult import gaussian_kernel
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
@@ -128,69 +134,6 @@ def reference_width(sigma: float) -> float:
     return 1.0 / math.sqrt(2.0 * sigma)
 
 
-def _moments(K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """H = K^T K / |A| and the mean row m of a design matrix K (|A| x b)."""
-    return K.T @ K / K.shape[0], K.mean(axis=0)
-
-
-def _pair_moment(H_a: np.ndarray, m_a: np.ndarray, H_b: np.ndarray, m_b: np.ndarray
-                 ) -> np.ndarray:
-    """mean over A x B of (k_a - k_b)(k_a - k_b)^T."""
-    return H_a - np.outer(m_a, m_b) - np.outer(m_b, m_a) + H_b
-
-
-def pnu_auc_coef(K_pos: np.ndarray, K_neg: np.ndarray, K_unl: np.ndarray, prior: float,
-                 eta: float, lam: float) -> tuple[np.ndarray, float]:
-    """theta minimising J (module docstring) and J at theta, from the design matrices of P, N
-    and U (b columns each). ``eta``'s sign selects PU (>= 0) or NU (< 0); with an empty U the
-    unlabeled term is dropped."""
-    A, h = pnu_system(class_moments(K_pos, K_neg, K_unl), prior, eta)
-    A[np.diag_indices(A.shape[0])] += lam
-    return _solve(A, h)
-
-
-def _solve(A: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float]:
-    """theta of A theta = h (A symmetric, lam on its diagonal) and J = 1 - theta^T h."""
-    try:
-        theta = scipy.linalg.solve(A, h, assume_a="sym", check_finite=False)
-    except np.linalg.LinAlgError:
-        theta = scipy.linalg.lstsq(A, h, check_finite=False)[0]
-    return theta, float(1.0 - theta @ h)
-
-
-def class_moments(K_pos: np.ndarray, K_neg: np.ndarray, K_unl: np.ndarray
-                  ) -> dict[str, np.ndarray | None]:
-    """H and m of P, N and U (U's None when there is no unlabeled row)."""
-    H_p, m_p = _moments(K_pos)
-    H_n, m_n = _moments(K_neg)
-    H_u, m_u = _moments(K_unl) if K_unl.shape[0] else (None, None)
-    return {"H_p": H_p, "m_p": m_p, "H_n": H_n, "m_n": m_n, "H_u": H_u, "m_u": m_u}
-
-
-def pnu_system(mom: dict[str, np.ndarray | None], prior: float, eta: float
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """(A, h) with theta = (A + lam I)^{-1} h: the symmetrised (1 - |eta|) H_PN + |eta| H_XU and
-    (1 - |eta|) h_PN + |eta| h_XU (module docstring), a new array A."""
-    H_p, m_p, H_n, m_n = mom["H_p"], mom["m_p"], mom["H_n"], mom["m_n"]
-    H = _pair_moment(H_p, m_p, H_n, m_n)
-    h = m_p - m_n
-    w = abs(float(eta)) if mom["H_u"] is not None else 0.0
-    if w > 0.0:
-        H_u, m_u = mom["H_u"], mom["m_u"]
-        theta_p, theta_n = float(prior), 1.0 - float(prior)
-        if eta >= 0:
-            H_x = (_pair_moment(H_p, m_p, H_u, m_u)
-                   - theta_p * (2.0 * H_p - 2.0 * np.outer(m_p, m_p))) / theta_n
-            h_x = (m_p - m_u) / theta_n
-        else:
-            H_x = (_pair_moment(H_n, m_n, H_u, m_u)
-                   - theta_n * (2.0 * H_n - 2.0 * np.outer(m_n, m_n))) / theta_p
-            h_x = (m_u - m_n) / theta_p
-        H = (1.0 - w) * H + w * H_x
-        h = (1.0 - w) * h + w * h_x
-    return 0.5 * (H + H.T), h
-
-
 def _rows(labels: LabeledSplit) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row indices of P, N and U."""
     return labels.labeled[labels.z == 2], labels.labeled[labels.z == 1], labels.unlabeled
@@ -203,29 +146,54 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
 
     Parameters
     ----------
-    lam : regularisation weight lambda of lam ||theta||^2 (the reference's lambda, no 1/2).
-    sigma : kernel width in exp(-sigma ||x - c||^2); the reference's s = 1 / sqrt(2 sigma).
-    eta : in [-1, 1]; eta >= 0 combines PN with PU, eta < 0 PN with NU, weight |eta|.
-    prior : theta_P: ``"labeled"`` (labeled class proportion), ``"energy"`` (Kawakubo et al.
-        2016 on the training data) or a number in (0, 1).
-    n_basis : maximum number of Gaussian centres (b = min(n_basis, n)); the reference's 200.
-    random_state : seed of the centres' draw (None: a fresh draw).
+    lam : float, default=1.0
+        Regularisation weight lambda of lam ||theta||^2 (the reference's lambda, no 1/2).
+    sigma : float, default=1.0
+        Kernel width in exp(-sigma ||x - c||^2); the reference's s = 1 / sqrt(2 sigma).
+    eta : float, default=0.5
+        In [-1, 1]; eta >= 0 combines PN with PU, eta < 0 PN with NU, weight |eta|.
+    prior : {"labeled", "energy"} or float, default="labeled"
+        theta_P: ``"labeled"`` (labeled class proportion), ``"energy"`` (Kawakubo et al. 2016
+        on the training data) or a number in (0, 1).
+    n_basis : int, default=200
+        Maximum number of Gaussian centres (b = min(n_basis, n)); the reference's 200.
+    random_state : int, default=None
+        Seed of the centres' draw (None: a fresh draw).
 
     Attributes
     ----------
-    coef_ : theta (b,).  centers_ : the b centres (b, n_features).  prior_ : theta_P used.
-    objective_ : J at theta.  thresholds_ : the all-threshold fit on the labeled scores.
-    n_pos_, n_neg_, n_unlabeled_ : the training counts.
+    coef_ : ndarray of shape (b,)
+        theta.
+    centers_ : ndarray of shape (b, n_features)
+        The b centres.
+    prior_ : float
+        theta_P used.
+    objective_ : float
+        J at theta.
+    thresholds_ : ndarray of shape (1,)
+        The all-threshold fit on the labeled scores.
+    classes_ : ndarray of shape (2,)
+        The labels of the classes, increasing.
+    n_classes_ : int
+        2.
+    n_pos_ : int
+        Labeled positives of the training data.
+    n_neg_ : int
+        Labeled negatives of the training data.
+    n_unlabeled_ : int
+        Unlabeled rows of the training data.
 
+    Notes
+    -----
     ``fit_grid(X, y, points)`` shares the centres, the basis matrix and its moments across
     every (lam, eta, prior) point of a (sigma, n_basis, random_state), and the eigendecomposition
     of each (eta, prior) system across its lam values (:func:`lam_path`).
     """
 
-    _grid_shared = frozenset({"lam", "eta", "prior"})
+    grid_shared = frozenset({"lam", "eta", "prior"})
 
     _binary_only = True
-    meta = SolverMeta(display="PNU-AUC", family="kernel", tasks=("binary",),
+    meta = SolverMeta(display="PNU-AUC", tasks=("binary",),
                       uses_unlabeled=True)
     _parameter_constraints: dict = {
         "lam": [positive()], "sigma": [positive()],
@@ -255,8 +223,9 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
             total += min(n_samples, _CHUNK_ROWS) * n_samples
         return int(8 * total)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: np.ndarray, y: np.ndarray) -> PNUAUC:
-        self._validate_params()
+        """The closed form on P, N and U; ``y == -1`` marks unlabeled rows."""
         X, y = fit_input(self, X, y, np.float64)
         labels = split_labels(y, "binary")
         n = X.shape[0]
@@ -281,7 +250,7 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
         self.thresholds_ = fit_thresholds(f, labels.z, labels.n_classes)
         return self
 
-    # -- many grid points at once (dsg.gridpoints.GridFit) ------------------------------------
+    # -- many grid points at once (ordauc.solvers.gridfit) -----------------------------------
     def _grid_data(self, X: Any, y: Any) -> GridData:
         validated = clone(self)  # input validation sets attributes: never on self
         X, y = fit_input(validated, X, y, np.float64)
@@ -291,10 +260,7 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
         proto, X = models[0], data.X
         key = ("pnu", float(proto.sigma), int(proto.n_basis), proto.random_state)
         if len(models) == 1 and key not in cache:
-            try:
-                return [models[0].fit(X, data.y)]
-            except Exception as exc:  # the point's own failure, returned in its place
-                return [exc]
+            return [fit_alone(models[0], data)]
         pos, neg, unl = _rows(data.labels)
         if key not in cache:  # centres, basis and U's moments depend on X alone (per sigma)
             cache.clear()
@@ -302,7 +268,7 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
             centres = X[np.sort(rng.choice(X.shape[0], size=min(int(proto.n_basis),
                                                                 X.shape[0]), replace=False))]
             K = gaussian_kernel(X, centres, float(proto.sigma))
-            cache[key] = (centres, K, _moments(K[unl]) if unl.size else (None, None))
+            cache[key] = (centres, K, moments(K[unl]) if unl.size else (None, None))
         centres, K, (H_u, m_u) = cache[key]
         K_pos, K_neg = K[pos], K[neg]
         mom = {**class_moments(K_pos, K_neg, K[:0]), "H_u": H_u, "m_u": m_u}
@@ -320,7 +286,7 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
                 A, h = pnu_system(mom, prior, eta)
                 if len(ests) == 1:
                     A[np.diag_indices(A.shape[0])] += float(ests[0].lam)
-                    solved = [_solve(A, h)]
+                    solved = [solve_regularised(A, h)]
                 else:
                     solved = lam_path(A, h, [float(e.lam) for e in ests])
             except Exception as exc:  # these points' own failure, returned in their place
@@ -332,13 +298,13 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
                 out[id(est)] = est._finish(data.labels, K_pos, K_neg, unl.size)
         return [out[id(est)] for est in models]
 
-    def _grid_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
-                    models: list[Any]) -> tuple[int, int, int]:
+    def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
+                         models: list[Any]) -> PassBytes:
         """The n x b basis, the centres and a few b x b moments are shared; a point keeps
         theta, and its (prior, eta) system needs two b x b arrays."""
         b = min(int(models[0].n_basis), n_samples)
         fixed = 8 * (n_samples * b + b * n_features + 8 * b * b + 2 * n_samples)
-        return fixed, 8 * (2 * b * b + 4 * b), 8 * b
+        return PassBytes(fixed, 8 * (2 * b * b + 4 * b), 8 * b)
 
     def _class_prior(self, X: np.ndarray, pos: np.ndarray, neg: np.ndarray, unl: np.ndarray
                      ) -> float:
@@ -406,24 +372,29 @@ class MPNUAUC(OneModelPerSubproblem):
     Every model gets the same parameters (``eta`` is one number; nothing varies per
     subproblem). With ``prior="labeled"`` (or ``"energy"``) each model estimates theta_P of its
     own subproblem, P_j = {labeled y > j}, by construction; a numeric prior is used as given for
-    every subproblem. The same ``random_state`` draws the same centres in every model.
+    every subproblem. The same ``random_state`` draws the same centres in every model. The
+    constructor and parameters are :class:`PNUAUC`'s.
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        Regularisation weight lambda of every model.
+    sigma : float, default=1.0
+        Kernel width in exp(-sigma ||x - c||^2).
+    eta : float, default=0.5
+        In [-1, 1]: PN with PU (>= 0) or NU (< 0), weight |eta|.
+    prior : {"labeled", "energy"} or float, default="labeled"
+        theta_P of each subproblem (module docstring of :class:`PNUAUC`).
+    n_basis : int, default=200
+        Maximum number of Gaussian centres of each model.
+    random_state : int, default=None
+        Seed of the centres' draw, the same for every model.
     """
 
     base = PNUAUC
     per_subproblem = ()
-    meta = SolverMeta(display="M-PNU-AUC", family="kernel", tasks=("ordinal",),
+    meta = SolverMeta(display="M-PNU-AUC", tasks=("ordinal",),
                       uses_unlabeled=True, wrapper_of="pnu_auc")
-    _parameter_constraints = PNUAUC._parameter_constraints
-
-    def __init__(self, lam: float = 1.0, sigma: float = 1.0, eta: float = 0.5,
-                 prior: str | float = "labeled", n_basis: int = 200,
-                 random_state: int | None = None) -> None:
-        self.lam = lam
-        self.sigma = sigma
-        self.eta = eta
-        self.prior = prior
-        self.n_basis = n_basis
-        self.random_state = random_state
 
     def score(self, X: np.ndarray, y: np.ndarray) -> float:
         """Minus :meth:`pnu_risk_01` (higher is better, as scikit-learn's ``score``)."""
@@ -440,11 +411,10 @@ class MPNUAUC(OneModelPerSubproblem):
             raise ValueError(f"labels must be {self.classes_.tolist()} or -1 (unlabeled), got "
                              f"{np.unique(y[~known]).tolist()}")
         labeled = y != UNLABELED
-        z = np.searchsorted(self.classes_, y[labeled]) + 1
-        risks = []
-        for j, model in enumerate(self.models_, start=1):
-            y_j = np.full(y.shape[0], UNLABELED, dtype=np.int64)
-            y_j[labeled] = z > j
-            risks.append(model.pnu_risk_01_from_scores(scores[:, j - 1], y_j))
+        split = LabeledSplit(labeled=np.flatnonzero(labeled), unlabeled=np.flatnonzero(~labeled),
+                             z=np.searchsorted(self.classes_, y[labeled]) + 1,
+                             classes=self.classes_)
+        risks = [model.pnu_risk_01_from_scores(scores[:, j - 1], subproblem_labels(split, j))
+                 for j, model in enumerate(self.models_, start=1)]
         finite = [r for r in risks if math.isfinite(r)]
         return float(np.mean(finite)) if finite else math.nan

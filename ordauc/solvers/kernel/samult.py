@@ -1,6 +1,7 @@
 """SAMULT (Xie & Li 2018) and its multi-class wrapper M-SAMULT (AAAI 2020 baselines).
 
-SAMULT minimises the same objective as QSG-S2AUC exactly in the RKHS (ALGORITHMS.md section 3):
+SAMULT minimises the same objective as QSG-S2AUC exactly in the RKHS (docs/algorithms.md,
+section 3):
 L(f) = lam/2 ||f||_H^2 + R_PNU(f), with f = sum_i beta_i k(x_i, .) over all n = |L| + |U|
 training points and k(x, x') = exp(-sigma ||x - x'||^2). Every risk is a mean over a complete
 bipartite pair set A x B, whose squared loss is a quadratic form in f = K beta:
@@ -24,13 +25,19 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 from sklearn.metrics.pairwise import euclidean_distances
 
-from ordauc.solvers._base import GammaWeights, OrdaucEstimator, SolverMeta, positive, seed
+from ordauc.solvers._base import GammaWeights, OrdaucEstimator, SolverMeta, positive
 from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
-from ordauc.solvers.dsg.gridpoints import GridData, GridFit, copy_input_attributes
+from ordauc.solvers.gridfit import (
+    GridData,
+    GridFit,
+    PassBytes,
+    copy_input_attributes,
+    fit_alone,
+)
 from ordauc.solvers.kernel.multi import OneModelPerSubproblem
 from ordauc.solvers.objective import gamma_vector, objective
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
@@ -180,46 +187,60 @@ class KernelPath:
 class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
     """SAMULT: exact kernel semi-supervised AUC optimisation (Xie & Li 2018), one ranking f.
 
+    The solve is deterministic: no seed.
+
     Parameters
     ----------
-    lam : regularisation weight lambda of L(f).
-    sigma : kernel width in exp(-sigma ||x - x'||^2).
-    gamma : weight of R_PN against R_PU + R_NU - 1/2 (a list: one gamma_j per subproblem).
-    random_state : unused (the solve is deterministic); kept for a uniform interface.
+    lam : float, default=1.0
+        Regularisation weight lambda of L(f).
+    sigma : float, default=1.0
+        Kernel width in exp(-sigma ||x - x'||^2).
+    gamma : float or list of float, default=0.5
+        Weight of R_PN against R_PU + R_NU - 1/2 (a list: one gamma_j per subproblem).
 
     Attributes
     ----------
-    dual_coef_ : beta (n,).  X_fit_ : the training rows.  thresholds_ : all-threshold fit.
-    objective_ : L(f) at the solution.
+    dual_coef_ : ndarray of shape (n_samples,)
+        beta, f = sum_i beta_i k(x_i, .).
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training rows.
+    thresholds_ : ndarray of shape (n_classes - 1,)
+        All-threshold fit on the labeled scores.
+    objective_ : float
+        L(f) at the solution.
+    classes_ : ndarray of shape (n_classes,)
+        The labels of the classes, increasing.
+    n_classes_ : int
+        Number of classes k.
 
+    Notes
+    -----
     ``fit_grid(X, y, points)`` fits every (lam, gamma) point of a sigma from one kernel matrix
     and one eigendecomposition (:class:`KernelPath`), equal to lone fits to ~1e-13 relative.
     """
 
-    _grid_shared = frozenset({"lam", "gamma", "random_state"})
+    grid_shared = frozenset({"lam", "gamma"})
 
-    meta = SolverMeta(display="SAMULT", family="kernel", tasks=("binary", "ordinal"),
+    meta = SolverMeta(display="SAMULT", tasks=("binary", "ordinal"),
                       uses_unlabeled=True)
     _parameter_constraints: dict = {
         "lam": [positive()], "sigma": [positive()], "gamma": [GammaWeights()],
-        "random_state": [seed(), None],
     }
 
-    def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float | list[float] = 0.5,
-                 random_state: int | None = None) -> None:
+    def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float | list[float] = 0.5
+                 ) -> None:
         self.lam = lam
         self.sigma = sigma
         self.gamma = gamma
-        self.random_state = random_state
-
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """Distances, kernel and the in-place solve peak at about two n x n float64 arrays,
         beside the float64 copy of X."""
         return int(2 * 8 * n_samples ** 2 + 8 * n_samples * n_features)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: np.ndarray, y: np.ndarray) -> SAMULT:
-        self._validate_params()
+        """Solve (Lap K + lam/2 I) beta = v; ``y == -1`` marks unlabeled rows."""
         X, y = fit_input(self, X, y, np.float64)
         labels = split_labels(y)
         gamma = gamma_vector(self.gamma, labels.n_classes)
@@ -238,7 +259,7 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
                                     labels.n_classes)
         return self
 
-    # -- many grid points at once (dsg.gridpoints.GridFit) ------------------------------------
+    # -- many grid points at once (ordauc.solvers.gridfit) -----------------------------------
     def _grid_data(self, X: Any, y: Any) -> GridData:
         validated = clone(self)  # input validation sets attributes: never on self
         X, y = fit_input(validated, X, y, np.float64)
@@ -247,12 +268,9 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
     def _grid_pass(self, data: GridData, models: list[Any], cache: dict) -> list[Any]:
         key = ("samult", float(models[0].sigma))
         if len(models) == 1 and key not in cache:  # one solve is cheaper than a decomposition
-            try:
-                return [models[0].fit(data.X, data.y)]
-            except Exception as exc:  # the point's own failure, returned in its place
-                return [exc]
+            return [fit_alone(models[0], data)]
         if key not in cache:
-            cache.clear()  # one sigma at a time: the memory _grid_bytes states
+            cache.clear()  # one sigma at a time: the memory _grid_pass_bytes states
             cache[key] = KernelPath(data.X, data.labels, float(models[0].sigma))
         path = cache[key]
         out: list[Any] = []
@@ -267,16 +285,17 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
                 out.append(exc)
         return out
 
-    def _grid_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
-                    models: list[Any]) -> tuple[int, int, int]:
+    def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
+                         models: list[Any]) -> PassBytes:
         """K, the eigendecomposition of K_UU (its input copy and Q) and M = K_LU Q are shared;
         each point needs a few vectors of n and its n_l x n_l system, and keeps beta."""
         n, n_u = n_samples, min(n_unlabeled, n_samples)
         fixed = 8 * (n * n + 2 * n_u * n_u + (n - n_u) * n_u + 32 * n)
         per = 8 * (12 * n + 2 * (n - n_u) ** 2)
-        return fixed, per, 8 * n
+        return PassBytes(fixed, per, 8 * n)
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """f(x) = sum_i beta_i k(x_i, x), shape (n,)."""
         X = predict_input(self, X, np.float64)
         out = np.empty(X.shape[0])
         for r0 in range(0, X.shape[0], _CHUNK_ROWS):  # bounded memory: one kernel slab at a time
@@ -286,16 +305,22 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
 
 
 class MSAMULT(OneModelPerSubproblem):
-    """M-SAMULT: k-1 binary SAMULT models, one per ordinal subproblem (AAAI 2020 baseline)."""
+    """M-SAMULT: k-1 binary SAMULT models, one per ordinal subproblem (AAAI 2020 baseline).
+
+    Model j is SAMULT on {labeled y > j} against {labeled y <= j}, the unlabeled rows shared,
+    with gamma_j (``gamma`` may be a list of k-1 values). The constructor and parameters are
+    :class:`SAMULT`'s.
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        Regularisation weight lambda of every model.
+    sigma : float, default=1.0
+        Kernel width in exp(-sigma ||x - x'||^2).
+    gamma : float or list of float, default=0.5
+        Weight of R_PN against R_PU + R_NU - 1/2; a list gives model j its gamma_j.
+    """
 
     base = SAMULT
-    meta = SolverMeta(display="M-SAMULT", family="kernel", tasks=("ordinal",),
+    meta = SolverMeta(display="M-SAMULT", tasks=("ordinal",),
                       uses_unlabeled=True, wrapper_of="samult")
-    _parameter_constraints = SAMULT._parameter_constraints
-
-    def __init__(self, lam: float = 1.0, sigma: float = 1.0, gamma: float | list[float] = 0.5,
-                 random_state: int | None = None) -> None:
-        self.lam = lam
-        self.sigma = sigma
-        self.gamma = gamma
-        self.random_state = random_state

@@ -1,1 +1,2 @@
-"""Supervised ordinal regression: NPSVOR (ADMM) and the NPSVOR paper's SVM baselines."""
+"""Supervised ordinal regression: NPSVOR (ADMM) and the NPSVOR paper's SVM baselines
+(docs/algorithms.md, sections 4 and 5)."""

@@ -3,7 +3,9 @@
 Every baseline is a supervised ordinal classifier: the rows with ``y == -1`` (unlabeled, see
 :mod:`ordauc.solvers._labels`) are dropped, the labeled classes must be consecutive integers,
 and the backend is fitted on the labeled rows with labels 1..k. ``classes_`` maps them back to
-the caller's labels.
+the caller's labels. :class:`CKappaBaseline` holds the constructor and the parameter
+constraints the baselines share (ORCA's C and kappa, docs/algorithms.md, section 4); a
+baseline only states its backend, or what it adds.
 
 The memory helpers count what one fit of a backend holds at its peak; the estimators add their
 own copies of X (the validated float64 array, and the labeled rows when some are unlabeled).
@@ -14,8 +16,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 
-from ordauc.solvers._base import OrdaucEstimator, SolverMeta
+from ordauc.solvers._base import OrdaucEstimator, SolverMeta, positive
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 
@@ -23,6 +26,14 @@ from ordauc.solvers._validation import fit_input, predict_input
 # terms that grow with the number of classes (one-vs-rest models kept, OPBE's subproblems,
 # REDSVM's n (k-1) dual variables) are counted for this many.
 ASSUMED_MAX_CLASSES = 10
+
+# scikit-learn's sparse-input checks read the classifier tags of any estimator with
+# predict_proba; ordauc's estimators are not scikit-learn classifiers (-1 marks an unlabeled
+# row), so the baselines with probability outputs fail those two checks. Their sparse input is
+# tested against the dense model in tests/test_ordinal_baselines.py instead.
+PROBA_CHECK_FAILURES = dict.fromkeys(
+    ("check_estimator_sparse_array", "check_estimator_sparse_matrix"),
+    "predict_proba without scikit-learn classifier tags (-1 marks unlabeled rows)")
 
 _MIB = 1 << 20
 # scikit-learn's SVC/SVR default kernel cache, and skordinal's REDSVM default (libsvm-rank).
@@ -53,10 +64,43 @@ def python_rows_bytes(n_samples: int, n_features: int) -> int:
 
 
 class OrdinalBaseline(OrdaucEstimator):
-    """A supervised ordinal classifier around a backend: labels, input checks, tags."""
+    """A supervised ordinal classifier around a backend: labels, input checks, tags.
+
+    ``fit`` validates the parameters, drops the rows with ``y == -1``, maps the labels to
+    1..k and fits ``_backend()`` on the rest as ``model_``; ``predict`` returns that model's
+    labels as the caller's. A baseline that combines several backends overrides both.
+    """
 
     meta: ClassVar[SolverMeta]
 
+    def _backend(self) -> Any:
+        """The unfitted backend estimator, built from this estimator's parameters."""
+        raise NotImplementedError
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: Any, y: Any) -> OrdinalBaseline:
+        """Fit the backend on the labeled rows of X (rows with ``y == -1`` are ignored).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows; a sparse matrix is densified once.
+        y : array-like of shape (n_samples,)
+            Consecutive integer labels, -1 for an unlabeled row.
+
+        Returns
+        -------
+        self : OrdinalBaseline
+            The fitted estimator.
+        """
+        X, z = self._labeled(X, y)
+        self.model_ = self._backend().fit(X, z)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The backend's labels of X, as the caller's classes."""
+        X = self._input(X)
+        return self._caller_labels(self.model_.predict(X))
 
     def _labeled(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
         """Dense float64 X of the labeled rows and their labels 1..k.
@@ -78,3 +122,25 @@ class OrdinalBaseline(OrdaucEstimator):
     def _caller_labels(self, z: Any) -> np.ndarray:
         """The caller's labels of internal classes 1..k."""
         return self.classes_[np.asarray(z, dtype=np.intp) - 1]
+
+
+class CKappaBaseline(OrdinalBaseline):
+    """A baseline with ORCA's two parameters: the SVM cost C and the RBF width kappa.
+
+    The constructor and the constraints of every NPSVOR-paper baseline; the ones with a further
+    parameter (SVR's ``eps``, SVMOP's ``weighted`` and seed) extend both. ``kappa`` is the k of
+    ORCA's kernel exp(-k ||x - x'||^2), the ``gamma`` of libsvm and skordinal.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The SVM cost (ORCA's ``C``).
+    kappa : float, default=1.0
+        The kernel width in exp(-kappa ||x - x'||^2) (ORCA's ``k``).
+    """
+
+    _parameter_constraints: ClassVar[dict] = {"C": [positive()], "kappa": [positive()]}
+
+    def __init__(self, C: float = 1.0, kappa: float = 1.0) -> None:
+        self.C = C
+        self.kappa = kappa

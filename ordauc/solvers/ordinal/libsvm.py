@@ -4,7 +4,8 @@ ORCA calls libsvm (libsvm-weights 3.12, whose instance weights scale C per row, 
 scikit-learn's ``sample_weight`` does) with ``-t 2 -c C -g k``: the kernel is
 exp(-k ||x - x'||^2), so ordauc's ``kappa`` is scikit-learn's ``gamma`` for every class here.
 scikit-learn's SVC and SVR are libsvm; tolerances and shrinking are libsvm's defaults, as in the
-paper ("the default stopping criteria in the corresponding packages are used").
+paper ("the default stopping criteria in the corresponding packages are used"). How each
+method is read, and what C and kappa mean for it: docs/algorithms.md, section 4.
 
 - SVC1V1: one libsvm C-SVC, one-vs-one with voting (libsvm's own multi-class scheme).
 - SVC1VA: one binary C-SVC per class against the rest, the largest decision value wins. libsvm
@@ -17,6 +18,9 @@ paper ("the default stopping criteria in the corresponding packages are used").
 - SVMOP: Frank & Hall's ordered partitions with probability outputs, in ORCA's configuration
   (Waegeman & Boullart's weights on). See :class:`SVMOP`.
 - SVR: epsilon-SVR on the targets (y - 1) / (Q - 1); the nearest scaled label wins.
+
+libsvm's SMO draws nothing at random, so only SVMOP (whose probability outputs come from an
+internal cross-validation with random folds) has a ``random_state``.
 """
 
 from __future__ import annotations
@@ -26,21 +30,21 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 from sklearn.svm import SVR as _SkSVR
 from skordinal.classifiers import CostSensitiveWrapper
 from skordinal.utils.extmath import cumproba_to_proba
 
-from ordauc.solvers._base import SolverMeta, nonnegative, positive, seed
+from ordauc.solvers._base import SolverMeta, nonnegative, seed
 from ordauc.solvers.ordinal._baseline import (
     ASSUMED_MAX_CLASSES,
-    OrdinalBaseline,
+    PROBA_CHECK_FAILURES,
+    CKappaBaseline,
     input_copies_bytes,
     libsvm_fit_bytes,
 )
-
-_C_KAPPA: dict = {"C": [positive()], "kappa": [positive()], "random_state": [seed(), None]}
 
 
 def _svc(C: float, kappa: float, **kw: Any) -> SVC:
@@ -55,44 +59,37 @@ def _one_binary_per_class_bytes(n_samples: int, n_features: int) -> int:
                + 8 * n * d * (ASSUMED_MAX_CLASSES - 1))
 
 
-class _CKappa(OrdinalBaseline):
-    """The constructor shared by the classifiers with ORCA's two parameters, C and k."""
-
-    _parameter_constraints: ClassVar[dict] = _C_KAPPA
-
-    def __init__(self, C: float = 1.0, kappa: float = 1.0, random_state: int | None = None
-                 ) -> None:
-        self.C = C
-        self.kappa = kappa
-        self.random_state = random_state
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The backend's labels, as the caller's classes."""
-        X = self._input(X)
-        return self._caller_labels(self.model_.predict(X))
-
-
-class SVC1V1(_CKappa):
+class SVC1V1(CKappaBaseline):
     """SVC1V1: libsvm's C-SVC, one-vs-one (Hsu & Lin 2002), as in ORCA.
+
+    One C-SVC per pair of classes, the class with the most votes wins (libsvm's own multi-class
+    scheme). Rows with ``y == -1`` are ignored.
 
     Parameters
     ----------
-    C : the SVM cost. Backend: ``sklearn.svm.SVC(C=C)`` (libsvm's ``-c``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVC(gamma=kappa)`` (libsvm's
+    C : float, default=1.0
+        The SVM cost. Backend: ``sklearn.svm.SVC(C=C)`` (libsvm's ``-c``; ORCA's ``C``).
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVC(gamma=kappa)`` (libsvm's
         ``-g``; ORCA's ``k``).
-    random_state : unused (no probability outputs, so libsvm draws nothing); kept for a
-        uniform interface.
+
+    Attributes
+    ----------
+    model_ : sklearn.svm.SVC
+        The fitted backend, on labels 1..k.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..k, increasing.
+    n_classes_ : int
+        The number of classes k among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="SVC1V1", family="ordinal", tasks=("ordinal",),
+    meta = SolverMeta(display="SVC1V1", tasks=("ordinal",),
                       uses_unlabeled=False)
 
-    def fit(self, X: Any, y: Any) -> SVC1V1:
-        """Fit libsvm's one-vs-one C-SVC on the labeled rows."""
-        self._validate_params()
-        X, z = self._labeled(X, y)
-        self.model_ = _svc(self.C, self.kappa).fit(X, z)
-        return self
+    def _backend(self) -> SVC:
+        return _svc(self.C, self.kappa)
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """Our two copies of X and one libsvm solve: the k (k-1) / 2 pairwise problems run one
@@ -101,58 +98,78 @@ class SVC1V1(_CKappa):
                    + libsvm_fit_bytes(n_samples, n_features))
 
 
-class SVC1VA(_CKappa):
+class SVC1VA(CKappaBaseline):
     """SVC1VA: one binary C-SVC per class against the rest (Hsu & Lin 2002), as in ORCA.
+
+    The class whose binary SVC gives the largest decision value wins. Rows with ``y == -1`` are
+    ignored.
 
     Parameters
     ----------
-    C : the SVM cost of every binary SVC. Backend:
+    C : float, default=1.0
+        The SVM cost of every binary SVC. Backend:
         ``OneVsRestClassifier(sklearn.svm.SVC(C=C))`` (libsvm's ``-c``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVC(gamma=kappa)`` (libsvm's
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVC(gamma=kappa)`` (libsvm's
         ``-g``; ORCA's ``k``).
-    random_state : unused (no probability outputs); kept for a uniform interface.
+
+    Attributes
+    ----------
+    model_ : sklearn.multiclass.OneVsRestClassifier
+        The fitted backend (k binary SVCs), on labels 1..k.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..k, increasing.
+    n_classes_ : int
+        The number of classes k among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="SVC1VA", family="ordinal", tasks=("ordinal",),
+    meta = SolverMeta(display="SVC1VA", tasks=("ordinal",),
                       uses_unlabeled=False)
 
-    def fit(self, X: Any, y: Any) -> SVC1VA:
-        """Fit one binary SVC per class (that class against all others) on the labeled rows."""
-        self._validate_params()
-        X, z = self._labeled(X, y)
-        self.model_ = OneVsRestClassifier(_svc(self.C, self.kappa)).fit(X, z)
-        return self
+    def _backend(self) -> OneVsRestClassifier:
+        return OneVsRestClassifier(_svc(self.C, self.kappa))
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """Our two copies of X, one binary solve at a time, k binary models kept."""
         return _one_binary_per_class_bytes(n_samples, n_features)
 
 
-class CSSVC(_CKappa):
+class CSSVC(CKappaBaseline):
     """CSSVC: one-vs-rest C-SVC with costs growing with the ordinal distance, as in ORCA.
 
     Through skordinal's ``CostSensitiveWrapper`` (Gutiérrez et al., IEEE TKDE 28(1), 2016): the
     binary SVC of class p weights a row of class y by (|p - y| + 1), rescaled so the rest's
     weights sum to their count, and the rows of class p by 1; the largest decision value wins.
+    Rows with ``y == -1`` are ignored.
 
     Parameters
     ----------
-    C : the SVM cost, scaled per row by the weights. Backend:
+    C : float, default=1.0
+        The SVM cost, scaled per row by the weights. Backend:
         ``CostSensitiveWrapper(sklearn.svm.SVC(C=C))`` (libsvm-weights' ``-c``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVC(gamma=kappa)`` (libsvm's
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVC(gamma=kappa)`` (libsvm's
         ``-g``; ORCA's ``k``).
-    random_state : unused (no probability outputs); kept for a uniform interface.
+
+    Attributes
+    ----------
+    model_ : skordinal.classifiers.CostSensitiveWrapper
+        The fitted backend (k weighted binary SVCs), on labels 1..k.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..k, increasing.
+    n_classes_ : int
+        The number of classes k among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="CSSVC", family="ordinal", tasks=("ordinal",),
+    meta = SolverMeta(display="CSSVC", tasks=("ordinal",),
                       uses_unlabeled=False)
 
-    def fit(self, X: Any, y: Any) -> CSSVC:
-        """Fit the k cost-sensitive binary SVCs on the labeled rows."""
-        self._validate_params()
-        X, z = self._labeled(X, y)
-        self.model_ = CostSensitiveWrapper(_svc(self.C, self.kappa)).fit(X, z)
-        return self
+    def _backend(self) -> CostSensitiveWrapper:
+        return CostSensitiveWrapper(_svc(self.C, self.kappa))
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """Our two copies of X, one binary solve at a time, k binary models kept."""
@@ -189,7 +206,7 @@ def _writable(estimator: Any) -> Any:
     return estimator
 
 
-class SVMOP(OrdinalBaseline):
+class SVMOP(CKappaBaseline):
     """SVMOP: k-1 ordered partitions {y > j} with probability outputs, Frank & Hall's rule.
 
     Frank & Hall (ECML 2001) with Waegeman & Boullart's weighted SVMs (2009), in ORCA's
@@ -200,36 +217,54 @@ class SVMOP(OrdinalBaseline):
     wins. The combination is skordinal's Frank & Hall (``cumproba_to_proba``, the decision of
     its ``OrdinalDecomposition``), which first makes the q_j non-increasing by isotonic
     regression where the k-1 independent models disagree; ORCA takes the raw differences. The
-    argmax is the same whenever the q_j are already ordered.
+    argmax is the same whenever the q_j are already ordered. Rows with ``y == -1`` are ignored.
 
     With ``weighted=False`` the model is exactly skordinal's
     ``OrdinalDecomposition(SVC(probability=True), "ordered_partitions", "frank_hall")``.
 
     Parameters
     ----------
-    C : the SVM cost of every binary SVC (scaled per row by the weights). Backend:
+    C : float, default=1.0
+        The SVM cost of every binary SVC (scaled per row by the weights). Backend:
         ``sklearn.svm.SVC(C=C)`` (libsvm-weights' ``-c``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVC(gamma=kappa)`` (libsvm's
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVC(gamma=kappa)`` (libsvm's
         ``-g``; ORCA's ``k``).
-    weighted : Waegeman & Boullart's row weights (ORCA's SVMOP default, ``weights = true``).
-    random_state : seed of libsvm's internal cross-validation for the probability outputs
-        (``SVC(random_state=random_state)``, the same for every subproblem).
+    weighted : bool, default=True
+        Waegeman & Boullart's row weights (ORCA's SVMOP default, ``weights = true``).
+    random_state : int or None, default=None
+        Seed of libsvm's internal cross-validation for the probability outputs
+        (``SVC(random_state=random_state)``, the same for every subproblem); None draws
+        fresh folds.
+
+    Attributes
+    ----------
+    estimators_ : list of sklearn.svm.SVC
+        The k-1 fitted binary SVCs, ``estimators_[j - 1]`` for {y > j} against {y <= j}.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..k, increasing.
+    n_classes_ : int
+        The number of classes k among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="SVMOP", family="ordinal", tasks=("ordinal",),
+    _known_check_failures: ClassVar[dict[str, str]] = PROBA_CHECK_FAILURES
+    meta = SolverMeta(display="SVMOP", tasks=("ordinal",),
                       uses_unlabeled=False)
-    _parameter_constraints: ClassVar[dict] = {**_C_KAPPA, "weighted": ["boolean"]}
+    _parameter_constraints: ClassVar[dict] = {**CKappaBaseline._parameter_constraints,
+                                              "weighted": ["boolean"],
+                                              "random_state": [seed(), None]}
 
     def __init__(self, C: float = 1.0, kappa: float = 1.0, weighted: bool = True,
                  random_state: int | None = None) -> None:
-        self.C = C
-        self.kappa = kappa
+        super().__init__(C=C, kappa=kappa)
         self.weighted = weighted
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> SVMOP:
         """Fit the k-1 binary SVCs with probability outputs on the labeled rows."""
-        self._validate_params()
         X, z = self._labeled(X, y)
         self.estimators_ = []
         for j in range(1, self.n_classes_):
@@ -261,38 +296,52 @@ class SVMOP(OrdinalBaseline):
         return _one_binary_per_class_bytes(n_samples, n_features)
 
 
-class SVR(OrdinalBaseline):
+class SVR(CKappaBaseline):
     """SVR: epsilon-support vector regression on the scaled labels, as in ORCA.
 
     Labels 1..Q become targets (y - 1) / (Q - 1) in [0, 1]; libsvm's epsilon-SVR (``-s 3``)
     fits them, and a prediction is the label whose scaled value is nearest, ties to the lower
-    label: the regression output rounded to the label grid and clipped to 1..Q.
+    label: the regression output rounded to the label grid and clipped to 1..Q. Rows with
+    ``y == -1`` are ignored.
 
     Parameters
     ----------
-    C : the SVR cost. Backend: ``sklearn.svm.SVR(C=C)`` (libsvm's ``-c``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVR(gamma=kappa)`` (libsvm's
+    C : float, default=1.0
+        The SVR cost. Backend: ``sklearn.svm.SVR(C=C)`` (libsvm's ``-c``; ORCA's ``C``).
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVR(gamma=kappa)`` (libsvm's
         ``-g``; ORCA's ``k``).
-    eps : half-width of the insensitive tube on the [0, 1] target scale (one label step is
+    eps : float, default=0.1
+        Half-width of the insensitive tube on the [0, 1] target scale (one label step is
         1 / (Q - 1)). Backend: ``SVR(epsilon=eps)`` (libsvm's ``-p``; ORCA's ``e``). The
         NPSVOR paper fixes 0.1.
-    random_state : unused (libsvm's SMO is deterministic); kept for a uniform interface.
+
+    Attributes
+    ----------
+    model_ : sklearn.svm.SVR
+        The fitted backend, on the targets (y - 1) / (Q - 1).
+    levels_ : ndarray of shape (n_classes,)
+        The scaled value (c - 1) / (Q - 1) of each class c = 1..Q.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..Q, increasing.
+    n_classes_ : int
+        The number of classes Q among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="SVR", family="ordinal", tasks=("ordinal",),
+    meta = SolverMeta(display="SVR", tasks=("ordinal",),
                       uses_unlabeled=False)
-    _parameter_constraints: ClassVar[dict] = {**_C_KAPPA, "eps": [nonnegative()]}
+    _parameter_constraints: ClassVar[dict] = {**CKappaBaseline._parameter_constraints,
+                                              "eps": [nonnegative()]}
 
-    def __init__(self, C: float = 1.0, kappa: float = 1.0, eps: float = 0.1,
-                 random_state: int | None = None) -> None:
-        self.C = C
-        self.kappa = kappa
+    def __init__(self, C: float = 1.0, kappa: float = 1.0, eps: float = 0.1) -> None:
+        super().__init__(C=C, kappa=kappa)
         self.eps = eps
-        self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> SVR:
         """Fit epsilon-SVR to (y - 1) / (Q - 1) on the labeled rows."""
-        self._validate_params()
         X, z = self._labeled(X, y)
         self.levels_ = np.arange(self.n_classes_, dtype=np.float64) / (self.n_classes_ - 1)
         self.model_ = _SkSVR(C=self.C, kernel="rbf", gamma=self.kappa,

@@ -1,5 +1,6 @@
 """NPSVOR: nonparallel support vector ordinal regression (Wang, Shi, Niu, Tian, IEEE Trans.
 Cybernetics 2017), trained by the paper's ADMM (Algorithm 2) with all ranks solved together.
+The same account, with the reasons behind each choice: docs/algorithms.md, section 5.
 
 Model (paper Section III)
 -------------------------
@@ -76,6 +77,7 @@ Choices the paper leaves open
 - Ties in argmin_k |f_k(x)| go to the lowest rank.
 - Rows with y == -1 are unlabeled and ignored (a supervised method); labels are consecutive
   integers, ``classes_`` the caller's labels of ranks 1..p.
+- The fit is deterministic (no random start, no sampling), so there is no ``random_state``.
 
 NPSVOR has no single ranking function, so it has no ``decision_function``: ``predict`` gives
 labels and :meth:`NPSVOR.rank_functions` the (n, p) values f_k(x).
@@ -90,9 +92,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from scipy.linalg.blas import dtrmm
+from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 
-from ordauc.solvers._base import OrdaucEstimator, SolverMeta, count, nonnegative, positive, seed
+from ordauc.solvers._base import OrdaucEstimator, SolverMeta, count, nonnegative, positive
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.kernel.samult import gaussian_kernel
@@ -130,6 +133,8 @@ class RankProblems:
 
 @dataclass(frozen=True)
 class ADMMResult:
+    """What :func:`admm` returns: the coefficients, the last beta, and how the run ended."""
+
     z: np.ndarray  # (n, p) coefficients, in the box of (8)
     beta: np.ndarray  # (n, p) last beta, e' beta = 0
     n_iter: int
@@ -232,37 +237,60 @@ def intercepts(Kz: np.ndarray, z: np.ndarray, problems: RankProblems) -> np.ndar
 class NPSVOR(OrdaucEstimator):
     """NPSVOR (Wang et al. 2017): one proximal hyperplane per rank, label argmin_k |f_k(x)|.
 
+    For each rank k the dual (8) is solved by the ADMM of Eqs. (11)-(18) with the stopping rule
+    (19)-(20); the p ranks run side by side on one Cholesky factor of K + rho I. Prediction is
+    Eq. (10). The module docstring states the primal, the dual, the iteration, the bias and
+    every choice the paper leaves open. Rows with ``y == -1`` are ignored.
+
     Parameters
     ----------
-    C : C1 = C2 = C, the weights of the slacks in (4a).
-    kappa : kernel width in exp(-kappa ||x - x'||^2).
-    eps : half-width of the insensitive band of (4b).
-    rho : ADMM penalty (12); any rho > 0 reaches the same optimum.
-    tol_abs, tol_rel : absolute and relative tolerances of the stopping rule (19)-(20).
-    max_iter : iteration cap of the ADMM (a ConvergenceWarning when reached first).
-    random_state : unused (the fit is deterministic); kept for a uniform interface.
+    C : float, default=1.0
+        C1 = C2 = C, the weights of the slacks in (4a) (the paper's comparison ties them).
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2) (the paper's RBF parameter, ORCA's ``k``).
+    eps : float, default=0.1
+        Half-width of the insensitive band of (4b); the paper fixes 0.2 in its comparison.
+    rho : float, default=1.0
+        ADMM penalty of (12); any rho > 0 reaches the same optimum.
+    tol_abs : float, default=1e-2
+        Absolute tolerance of the stopping rule (19)-(20) (0: run ``max_iter`` iterations).
+    tol_rel : float, default=1e-2
+        Relative tolerance of the stopping rule (19)-(20).
+    max_iter : int, default=1000
+        Iteration cap of the ADMM; reaching it first emits a ConvergenceWarning.
 
     Attributes
     ----------
-    classes_ : the caller's labels of ranks 1..p.
-    support_ : positions, among the labeled training rows, of the rows with a nonzero
-        coefficient in some rank; ``support_vectors_`` those rows.
-    dual_coef_ : (n_SV, p) the dual solution of (8), one column per rank.
-    intercept_ : (p,) the biases b_k.
-    n_iter_ : ADMM iterations run; ``converged_``: whether every rank met (19)-(20).
+    classes_ : ndarray of shape (n_ranks,)
+        The caller's labels of ranks 1..p, increasing.
+    n_classes_ : int
+        The number of ranks p among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
+    support_ : ndarray of shape (n_SV,)
+        Positions, among the labeled training rows, of the rows with a nonzero coefficient in
+        some rank.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        Those rows.
+    dual_coef_ : ndarray of shape (n_SV, n_ranks)
+        The dual solution of (8) on the support vectors, one column per rank.
+    intercept_ : ndarray of shape (n_ranks,)
+        The biases b_k.
+    n_iter_ : int
+        ADMM iterations run.
+    converged_ : bool
+        Whether every rank met the stopping rule (19)-(20) before ``max_iter``.
     """
 
-    meta = SolverMeta(display="NPSVOR", family="ordinal", tasks=("ordinal",),
+    meta = SolverMeta(display="NPSVOR", tasks=("ordinal",),
                       uses_unlabeled=False, proposed=True)
     _parameter_constraints: dict = {
         "C": [positive()], "kappa": [positive()], "eps": [nonnegative()], "rho": [positive()],
         "tol_abs": [nonnegative()], "tol_rel": [nonnegative()], "max_iter": [count()],
-        "random_state": [seed(), None],
     }
 
     def __init__(self, C: float = 1.0, kappa: float = 1.0, eps: float = 0.1, rho: float = 1.0,
-                 tol_abs: float = 1e-2, tol_rel: float = 1e-2, max_iter: int = 1000,
-                 random_state: int | None = None) -> None:
+                 tol_abs: float = 1e-2, tol_rel: float = 1e-2, max_iter: int = 1000) -> None:
         self.C = C
         self.kappa = kappa
         self.eps = eps
@@ -270,8 +298,6 @@ class NPSVOR(OrdaucEstimator):
         self.tol_abs = tol_abs
         self.tol_rel = tol_rel
         self.max_iter = max_iter
-        self.random_state = random_state
-
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """One n x n float64 kernel, factored in place (the Cholesky factor overwrites it), the
@@ -283,8 +309,22 @@ class NPSVOR(OrdaucEstimator):
         return int(8 * (n * n + 2 * block * n + 10 * n * _RANKS_BUDGET
                         + 2 * n * int(n_features)))
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: np.ndarray, y: np.ndarray) -> NPSVOR:
-        self._validate_params()
+        """Solve the p duals (8) on the labeled rows of X and set the biases.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows; a sparse matrix is densified once.
+        y : array-like of shape (n_samples,)
+            Consecutive integer ranks, -1 for an unlabeled row (ignored).
+
+        Returns
+        -------
+        self : NPSVOR
+            The fitted estimator.
+        """
         X, y = fit_input(self, X, y, np.float64)
         labels = split_labels(y)
         X = X[labels.labeled]

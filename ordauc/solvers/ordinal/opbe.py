@@ -41,6 +41,9 @@ provided the OPBE code the NPSVOR paper ran)
   subproblem (ORCA's ``param`` is passed unchanged). ORCA also sorts the rows by class before
   each fit; the SMO's optimum does not depend on row order (to its tolerance), so the rows are
   passed as given.
+- Chu's SMO is deterministic, so OPBE has no ``random_state``.
+
+The NPSVOR paper's reading of all nine baselines: docs/algorithms.md, section 4.
 """
 
 from __future__ import annotations
@@ -49,12 +52,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 from scipy.special import expit
+from sklearn.base import _fit_context
 from skordinal.classifiers import SVOR
 
-from ordauc.solvers._base import SolverMeta, positive, seed
+from ordauc.solvers._base import SolverMeta
 from ordauc.solvers.ordinal._baseline import (
     ASSUMED_MAX_CLASSES,
-    OrdinalBaseline,
+    PROBA_CHECK_FAILURES,
+    CKappaBaseline,
     input_copies_bytes,
     python_rows_bytes,
 )
@@ -93,36 +98,42 @@ def class_shares(q: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
     return group, share
 
 
-class OPBE(OrdinalBaseline):
+class OPBE(CKappaBaseline):
     """OPBE: ordinal projection-based ensemble of Q SVORIM models (IEEE T-Cyb 44(5), 2014).
 
     One three-group SVORIM model per class q (below q, q, above q), projections turned into
     probabilities by a cumulative logit, merged groups shared equally among their classes, the
-    Q subproblems combined by the product rule (see the module docstring for every choice).
+    Q subproblems combined by the product rule (see the module docstring for the formulas and
+    every choice). Rows with ``y == -1`` are ignored.
 
     Parameters
     ----------
-    C : the SVM cost of every SVORIM subproblem. Backend: ``skordinal SVOR(C=C,
+    C : float, default=1.0
+        The SVM cost of every SVORIM subproblem. Backend: ``skordinal SVOR(C=C,
         constraints="implicit")`` (Chu's ``-C``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2) of every subproblem. Backend:
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2) of every subproblem. Backend:
         ``SVOR(gamma=kappa)`` (Chu's ``-K``; ORCA's ``k``).
-    random_state : unused (Chu's SMO is deterministic); kept for a uniform interface.
+
+    Attributes
+    ----------
+    estimators_ : list of skordinal.classifiers.SVOR
+        The Q fitted SVORIM subproblems, ``estimators_[q - 1]`` for class q.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..Q, increasing.
+    n_classes_ : int
+        The number of classes Q among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="OPBE", family="ordinal", tasks=("ordinal",),
+    _known_check_failures: ClassVar[dict[str, str]] = PROBA_CHECK_FAILURES
+    meta = SolverMeta(display="OPBE", tasks=("ordinal",),
                       uses_unlabeled=False)
-    _parameter_constraints: ClassVar[dict] = {"C": [positive()], "kappa": [positive()],
-                                              "random_state": [seed(), None]}
 
-    def __init__(self, C: float = 1.0, kappa: float = 1.0, random_state: int | None = None
-                 ) -> None:
-        self.C = C
-        self.kappa = kappa
-        self.random_state = random_state
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> OPBE:
         """Fit the Q SVORIM subproblems on the labeled rows."""
-        self._validate_params()
         X, z = self._labeled(X, y)
         self.estimators_ = []
         for q in range(1, self.n_classes_ + 1):

@@ -11,7 +11,9 @@ them in the NPSVOR paper's comparison, through skordinal's bindings of the same 
 All three learn one latent function f and k-1 ordered thresholds, so ``decision_function``
 returns f (the backend's ``predict_projection``) and ``predict`` the backend's own labels.
 Backend tolerances are the packages' defaults (1e-3), as in the NPSVOR paper ("the default
-stopping criteria in the corresponding packages are used").
+stopping criteria in the corresponding packages are used"). Both SMO codes are deterministic,
+so none of the three has a ``random_state``. Their objectives, and what C and kappa mean:
+docs/algorithms.md, section 4.
 """
 
 from __future__ import annotations
@@ -19,20 +21,19 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from skordinal.classifiers import REDSVM as _SkREDSVM
 from skordinal.classifiers import SVOR as _SkSVOR
 
-from ordauc.solvers._base import SolverMeta, positive, seed
+from ordauc.solvers._base import SolverMeta
 from ordauc.solvers.ordinal._baseline import (
     ASSUMED_MAX_CLASSES,
     REDSVM_CACHE_MB,
-    OrdinalBaseline,
+    CKappaBaseline,
     input_copies_bytes,
     libsvm_fit_bytes,
     python_rows_bytes,
 )
-
-_CONSTRAINTS: dict = {"C": [positive()], "kappa": [positive()], "random_state": [seed(), None]}
 
 
 def chu_svor_fit_bytes(n_samples: int, n_features: int) -> int:
@@ -47,25 +48,13 @@ def chu_svor_fit_bytes(n_samples: int, n_features: int) -> int:
     return int(kernel + rows_c + python_rows_bytes(n, d) + model)
 
 
-class _ThresholdSVM(OrdinalBaseline):
+class _ThresholdSVM(CKappaBaseline):
     """A skordinal threshold SVM fitted on the labeled rows; f and labels from the backend."""
 
-    _parameter_constraints: ClassVar[dict] = _CONSTRAINTS
-
-    def __init__(self, C: float = 1.0, kappa: float = 1.0, random_state: int | None = None
-                 ) -> None:
-        self.C = C
-        self.kappa = kappa
-        self.random_state = random_state
-
-    def _backend(self) -> Any:
-        raise NotImplementedError
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> _ThresholdSVM:
         """Fit the backend on the labeled rows (``y == -1`` rows are ignored)."""
-        self._validate_params()
-        X, z = self._labeled(X, y)
-        self.model_ = self._backend().fit(X, z)
+        super().fit(X, y)  # validates nothing twice: the outer context skips nested checks
         self.thresholds_ = np.asarray(self.model_.thresholds_, dtype=np.float64)
         return self
 
@@ -73,11 +62,6 @@ class _ThresholdSVM(OrdinalBaseline):
         """The latent function f(x), shape (n,), on the scale of ``thresholds_``."""
         X = self._input(X)
         return np.asarray(self.model_.predict_projection(X), dtype=np.float64)
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The backend's labels, as the caller's classes."""
-        X = self._input(X)
-        return self._caller_labels(self.model_.predict(X))
 
 
 class _ChuSVOR(_ThresholdSVM):
@@ -98,18 +82,39 @@ class _ChuSVOR(_ThresholdSVM):
 class SVOREX(_ChuSVOR):
     """SVOREX: support vector ordinal regression with explicit threshold constraints.
 
-    Chu & Keerthi, "Support vector ordinal regression", Neural Computation 19(3), 2007, through
-    skordinal's ``SVOR(constraints="explicit")`` (Chu's SMO code, as in ORCA).
+    Chu & Keerthi, "Support vector ordinal regression", Neural Computation 19(3), 2007 (the
+    formulation with explicit constraints on the thresholds), through skordinal's
+    ``SVOR(constraints="explicit")``: Chu's SMO code, as in ORCA. One latent
+    f(x) = sum_i c_i K(x_i, x) and thresholds constrained to b_1 <= ... <= b_{k-1}; a row of
+    class j contributes the hinge of f(x) <= b_j - 1 and of f(x) >= b_{j-1} + 1 (its two
+    adjacent thresholds only), each weighted by C. Chu's code adds 0.001 to K(x_i, x_i) while
+    training, takes each threshold as the midpoint of its KKT bracket and predicts the first
+    class whose threshold f does not exceed. Rows with ``y == -1`` are ignored.
 
     Parameters
     ----------
-    C : the SVM cost. Backend: ``SVOR(C=C)`` (Chu's ``-C``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVOR(gamma=kappa)`` (Chu's
+    C : float, default=1.0
+        The SVM cost. Backend: ``SVOR(C=C)`` (Chu's ``-C``; ORCA's ``C``).
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVOR(gamma=kappa)`` (Chu's
         ``-K``; ORCA's ``k``).
-    random_state : unused (the SMO is deterministic); kept for a uniform interface.
+
+    Attributes
+    ----------
+    model_ : skordinal.classifiers.SVOR
+        The fitted backend, on labels 1..k.
+    thresholds_ : ndarray of shape (n_classes - 1,)
+        The backend's ordered thresholds b_1 <= ... <= b_{k-1} on the scale of
+        ``decision_function``.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..k, increasing.
+    n_classes_ : int
+        The number of classes k among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="SVOREX", family="ordinal", tasks=("ordinal",),
+    meta = SolverMeta(display="SVOREX", tasks=("ordinal",),
                       uses_unlabeled=False)
     _constraints = "explicit"
 
@@ -117,18 +122,37 @@ class SVOREX(_ChuSVOR):
 class SVORIM(_ChuSVOR):
     """SVORIM: support vector ordinal regression with implicit threshold constraints.
 
-    Chu & Keerthi, Neural Computation 19(3), 2007, through skordinal's
-    ``SVOR(constraints="implicit")`` (Chu's SMO code, as in ORCA).
+    Chu & Keerthi, Neural Computation 19(3), 2007 (the formulation with implicit constraints on
+    the thresholds), through skordinal's ``SVOR(constraints="implicit")``: Chu's SMO code, as in
+    ORCA. As SVOREX, but a row of class j contributes a hinge for every threshold
+    (f(x) <= b_i - 1 for i >= j, f(x) >= b_i + 1 for i < j), so the thresholds come out ordered
+    without an explicit constraint. Kernel jitter, thresholds and labels as in
+    :class:`SVOREX`. Rows with ``y == -1`` are ignored.
 
     Parameters
     ----------
-    C : the SVM cost. Backend: ``SVOR(C=C)`` (Chu's ``-C``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVOR(gamma=kappa)`` (Chu's
+    C : float, default=1.0
+        The SVM cost. Backend: ``SVOR(C=C)`` (Chu's ``-C``; ORCA's ``C``).
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2). Backend: ``SVOR(gamma=kappa)`` (Chu's
         ``-K``; ORCA's ``k``).
-    random_state : unused (the SMO is deterministic); kept for a uniform interface.
+
+    Attributes
+    ----------
+    model_ : skordinal.classifiers.SVOR
+        The fitted backend, on labels 1..k.
+    thresholds_ : ndarray of shape (n_classes - 1,)
+        The backend's ordered thresholds b_1 <= ... <= b_{k-1} on the scale of
+        ``decision_function``.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..k, increasing.
+    n_classes_ : int
+        The number of classes k among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="SVORIM", family="ordinal", tasks=("ordinal",),
+    meta = SolverMeta(display="SVORIM", tasks=("ordinal",),
                       uses_unlabeled=False)
     _constraints = "implicit"
 
@@ -138,17 +162,35 @@ class REDSVM(_ThresholdSVM):
 
     Lin & Li, "Reduction from cost-sensitive ordinal ranking to weighted binary
     classification", Neural Computation 24(5), 2012, through skordinal's ``REDSVM`` (libsvm-rank
-    2.81, ``-s 5``: identity coding, absolute cost), as in ORCA.
+    2.81, ``-s 5``: identity coding, absolute cost), as in ORCA. Every row is copied once per
+    threshold j, labelled by whether its class is above j, and one binary SVM with a shared
+    latent f and k-1 biases is trained on the copies; the label of x is 1 + the number of
+    thresholds f(x) exceeds. Rows with ``y == -1`` are ignored.
 
     Parameters
     ----------
-    C : the SVM cost. Backend: ``REDSVM(C=C)`` (libsvm's ``-c``; ORCA's ``C``).
-    kappa : kernel width in exp(-kappa ||x - x'||^2). Backend: ``REDSVM(kernel="rbf",
+    C : float, default=1.0
+        The SVM cost. Backend: ``REDSVM(C=C)`` (libsvm's ``-c``; ORCA's ``C``).
+    kappa : float, default=1.0
+        Kernel width in exp(-kappa ||x - x'||^2). Backend: ``REDSVM(kernel="rbf",
         gamma=kappa)`` (libsvm's ``-t 2 -g``; ORCA's ``k``).
-    random_state : unused (libsvm's SMO is deterministic); kept for a uniform interface.
+
+    Attributes
+    ----------
+    model_ : skordinal.classifiers.REDSVM
+        The fitted backend, on labels 1..k.
+    thresholds_ : ndarray of shape (n_classes - 1,)
+        The backend's ordered thresholds b_1 <= ... <= b_{k-1} on the scale of
+        ``decision_function``.
+    classes_ : ndarray of shape (n_classes,)
+        The caller's labels of classes 1..k, increasing.
+    n_classes_ : int
+        The number of classes k among the labeled rows.
+    n_features_in_ : int
+        The number of features seen in fit.
     """
 
-    meta = SolverMeta(display="REDSVM", family="ordinal", tasks=("ordinal",),
+    meta = SolverMeta(display="REDSVM", tasks=("ordinal",),
                       uses_unlabeled=False)
 
     def _backend(self) -> _SkREDSVM:

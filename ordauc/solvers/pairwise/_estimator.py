@@ -1,5 +1,5 @@
 """What the six pairwise estimators share: input, the positive/negative split, the checkpoint
-loop, the iterate a checkpoint sees, and scoring.
+loop, the iterate a checkpoint sees, scoring, and the constructor of the lambda-parametrised ones.
 
 Data stay in their layout end to end: a dense input becomes one C-ordered float64 matrix per
 class; a CSR input (LIBSVM files; sector has 55,197 features) one canonical CSR matrix per class
@@ -15,12 +15,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordauc.solvers._base import Checkpoint, OrdaucEstimator, SolverMeta
+from ordauc.solvers._base import Checkpoint, OrdaucEstimator, SolverMeta, count, positive, seed
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers.pairwise.objective import dual_objective, primal_objective
 from ordauc.solvers.pairwise.order import root_key
+
+# The run's parameters, common to all six: how long it runs and the seed of its random order.
+RUN_CONSTRAINTS: dict = {"n_iter": [count(), None], "random_state": [seed(), None]}
 
 # Without a checkpoint the loop still returns to Python this often (a few tenths of a second
 # of work), so an interrupt is seen and no single call runs unbounded.
@@ -169,20 +173,54 @@ def fit_seed(random_state: int | None) -> np.uint64:
 
 
 class PairwiseEstimator(OrdaucEstimator):
-    """Shared fit input, scoring and tags; subclasses define ``_solve``."""
+    """Shared fit input, scoring and tags; subclasses define ``_solve``.
+
+    The constructor is that of the AUC-DCD paper's four methods (AUC-SDCD, AUC-SDCDperm,
+    AUC-MSGD, OAMinf), which all take its lambda; OAMseq and OAMgra, parametrised by OAM's C
+    instead, declare their own. Each subclass documents what its parameters mean for it.
+
+    Parameters
+    ----------
+    lam : float, default=1e-2
+        The AUC-DCD paper's lambda, the weight of lam/2 ||w||^2 (Eq. 3).
+    n_iter : int or None, default=None
+        The run length, in the subclass's unit (pair updates, epochs or passes); None is the
+        AUC-DCD paper's Table 2 budget.
+    random_state : int or None, default=None
+        Seed of the run's random pair order (:mod:`ordauc.solvers.pairwise.order`); None draws
+        a fresh seed.
+    """
 
     meta: ClassVar[SolverMeta]
-    _parameter_constraints: ClassVar[dict]
+    _parameter_constraints: ClassVar[dict] = {"lam": [positive()], **RUN_CONSTRAINTS}
     _binary_only = True
+    _check_params: ClassVar[dict] = {"random_state": 0}
 
+    def __init__(self, lam: float = 1e-2, n_iter: int | None = None,
+                 random_state: int | None = None) -> None:
+        self.lam = lam
+        self.n_iter = n_iter
+        self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any, checkpoint: Checkpoint | None = None) -> PairwiseEstimator:
         """Fit w on the labeled rows of X (y == -1 marks an unlabeled row, ignored).
 
-        ``checkpoint`` (optional) is called every ``checkpoint.every`` iterations with the
-        current iterate (:class:`PairIterate`); what an iteration is is stated in the class.
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training rows; CSR input stays sparse.
+        y : array-like of shape (n_samples,)
+            Two labels (the larger one positive), -1 for an unlabeled row.
+        checkpoint : Checkpoint or None, default=None
+            Called every ``checkpoint.every`` iterations with the current iterate
+            (:class:`PairIterate`); what an iteration is is stated in the class.
+
+        Returns
+        -------
+        self : PairwiseEstimator
+            The fitted estimator.
         """
-        self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=True, ensure_min_samples=2)
         data, classes = split_classes(X, y)

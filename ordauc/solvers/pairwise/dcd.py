@@ -1,8 +1,9 @@
 """AUC dual coordinate descent: AUC-SDCD, AUC-SDCDperm and AUC-MSGD.
 
 Jiang, Tao, Gao and Chu, "Dual coordinate descent method for solving AUC optimization problem",
-Journal of Software (Ruan Jian Xue Bao) 25(10):2282-2292, 2014 (in Chinese; ALGORITHMS.md
-section 5 is the project's reading). All three minimise Eq. (2)/(3),
+Journal of Software (Ruan Jian Xue Bao) 25(10):2282-2292, 2014 (in Chinese; docs/algorithms.md,
+section 6 gives it in English, with the reasons behind each choice). All three minimise
+Eq. (2)/(3),
 
     P(w) = lam/2 ||w||^2 + 1/k sum_{i in P, j in N} max(0, 1 - w^T (x_i - x_j)),  k = n+ n-,
 
@@ -27,7 +28,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ordauc.solvers._base import Checkpoint, SolverMeta, count, positive, seed
+from ordauc.solvers._base import Checkpoint, SolverMeta
 from ordauc.solvers.pairwise._dcd_loops import msgd, sdcd, sdcdperm
 from ordauc.solvers.pairwise._estimator import (
     PairData,
@@ -41,7 +42,6 @@ from ordauc.solvers.pairwise.order import PAIRS, PERMUTATIONS, key_of, perm_tabl
 
 # SDCDperm computes its pairs this many at a time (a few kB of indices, in L1).
 _CHUNK = 256
-_CONSTRAINTS = {"lam": [positive()], "n_iter": [count(), None], "random_state": [seed(), None]}
 
 
 def _work_bytes(n_samples: int, n_features: int) -> int:
@@ -49,19 +49,7 @@ def _work_bytes(n_samples: int, n_features: int) -> int:
     return 8 * (4 * int(n_features) + 3 * int(n_samples)) + (1 << 20)
 
 
-class _DCDBase(PairwiseEstimator):
-    """Constructor and parameters shared by the three AUC-DCD solvers."""
-
-    _parameter_constraints = _CONSTRAINTS
-
-    def __init__(self, lam: float = 1e-2, n_iter: int | None = None,
-                 random_state: int | None = None) -> None:
-        self.lam = lam
-        self.n_iter = n_iter
-        self.random_state = random_state
-
-
-class AUCSDCD(_DCDBase):
+class AUCSDCD(PairwiseEstimator):
     """AUC-SDCD: stochastic dual coordinate descent for AUC (Jiang et al. 2014, Algorithm 1).
 
     Update t draws a pair (i, j) uniformly from all k = n+ n- pairs, with replacement, and
@@ -71,16 +59,26 @@ class AUCSDCD(_DCDBase):
 
     Parameters
     ----------
-    lam : the paper's lambda (> 0); the paper tunes it over 10^-9 .. 10^1.
-    n_iter : the paper's T, the number of pair updates; None is T = n+ n- (Table 2).
-    random_state : seed of the pair stream (:mod:`ordauc.solvers.pairwise.order`); the same
-        seed gives :class:`AUCMSGD` the same pairs.
+    lam : float, default=1e-2
+        The paper's lambda (> 0); the paper tunes it over 10^-9 .. 10^1 and gives no default.
+    n_iter : int or None, default=None
+        The paper's T, the number of pair updates; None is T = n+ n- (Table 2).
+    random_state : int or None, default=None
+        Seed of the pair stream (:mod:`ordauc.solvers.pairwise.order`); the same seed gives
+        :class:`AUCMSGD` the same pairs. None draws a fresh seed.
 
     Attributes
     ----------
-    coef_ : w, shape (n_features,); ``decision_function(X) = X @ coef_``.
-    classes_ : the two labels, the larger one positive.
-    n_iter_, n_updates_ : pair updates done (the same here).
+    coef_ : ndarray of shape (n_features,)
+        w; ``decision_function(X) = X @ coef_``.
+    classes_ : ndarray of shape (2,)
+        The two labels, the larger one positive.
+    n_features_in_ : int
+        The number of features seen in fit.
+    n_iter_ : int
+        Pair updates done.
+    n_updates_ : int
+        Pair updates done (the same as ``n_iter_`` here).
 
     Notes
     -----
@@ -90,7 +88,7 @@ class AUCSDCD(_DCDBase):
     iterates also give ``dual_objective()`` (Eq. 4) and ``dual_coef()``.
     """
 
-    meta = SolverMeta(display="AUC-SDCD", family="pairwise", tasks=("binary",),
+    meta = SolverMeta(display="AUC-SDCD", tasks=("binary",),
                       uses_unlabeled=False, iterative=True, proposed=True)
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
@@ -118,7 +116,7 @@ class AUCSDCD(_DCDBase):
         return w, done, done
 
 
-class AUCSDCDPerm(_DCDBase):
+class AUCSDCDPerm(PairwiseEstimator):
     """AUC-SDCDperm: dual coordinate descent, each pair once per epoch (Jiang et al., Alg. 2).
 
     Jiang et al. 2014, Algorithm 2: every epoch visits all pairs in a fresh random order.
@@ -141,15 +139,25 @@ class AUCSDCDPerm(_DCDBase):
 
     Parameters
     ----------
-    lam : the paper's lambda (> 0); the paper tunes it over 10^-9 .. 10^1.
-    n_iter : the paper's T, the number of epochs (outer loop); None is one epoch (Table 2).
-    random_state : seed of the permutations.
+    lam : float, default=1e-2
+        The paper's lambda (> 0); the paper tunes it over 10^-9 .. 10^1 and gives no default.
+    n_iter : int or None, default=None
+        The paper's T, the number of epochs (outer loop); None is one epoch (Table 2).
+    random_state : int or None, default=None
+        Seed of the per-epoch permutations; None draws a fresh seed.
 
     Attributes
     ----------
-    coef_ : w, shape (n_features,).
-    classes_ : the two labels, the larger one positive.
-    n_iter_ : epochs done; n_updates_ : pair updates done (n_iter_ n+ n-).
+    coef_ : ndarray of shape (n_features,)
+        w; ``decision_function(X) = X @ coef_``.
+    classes_ : ndarray of shape (2,)
+        The two labels, the larger one positive.
+    n_features_in_ : int
+        The number of features seen in fit.
+    n_iter_ : int
+        Epochs done.
+    n_updates_ : int
+        Pair updates done (``n_iter_`` n+ n-).
 
     Notes
     -----
@@ -158,7 +166,7 @@ class AUCSDCDPerm(_DCDBase):
     ``dual_objective()`` only then. Iteration = one pair update.
     """
 
-    meta = SolverMeta(display="AUC-SDCDperm", family="pairwise", tasks=("binary",),
+    meta = SolverMeta(display="AUC-SDCDperm", tasks=("binary",),
                       uses_unlabeled=False, iterative=True, proposed=True)
 
     def _epochs(self) -> int:
@@ -205,7 +213,7 @@ def sdcdperm_loop(data: PairData, w: np.ndarray, alpha: np.ndarray, lk: float,
     return run
 
 
-class AUCMSGD(_DCDBase):
+class AUCMSGD(PairwiseEstimator):
     """AUC-MSGD: modified SGD on the AUC dual, no dual storage (Jiang et al. 2014, Algorithm 3).
 
     After Shalev-Shwartz and Zhang's Modified-SGD (the paper's reference [15]).
@@ -215,15 +223,25 @@ class AUCMSGD(_DCDBase):
 
     Parameters
     ----------
-    lam : the paper's lambda (> 0); the paper tunes it over 10^-9 .. 10^1.
-    n_iter : the paper's T, the number of pair updates; None is T = n+ n- (Table 2).
-    random_state : seed of the pair stream, the one :class:`AUCSDCD` reads.
+    lam : float, default=1e-2
+        The paper's lambda (> 0); the paper tunes it over 10^-9 .. 10^1 and gives no default.
+    n_iter : int or None, default=None
+        The paper's T, the number of pair updates; None is T = n+ n- (Table 2).
+    random_state : int or None, default=None
+        Seed of the pair stream, the one :class:`AUCSDCD` reads; None draws a fresh seed.
 
     Attributes
     ----------
-    coef_ : w^T, shape (n_features,).
-    classes_ : the two labels, the larger one positive.
-    n_iter_, n_updates_ : pair updates done.
+    coef_ : ndarray of shape (n_features,)
+        w^T, the last iterate; ``decision_function(X) = X @ coef_``.
+    classes_ : ndarray of shape (2,)
+        The two labels, the larger one positive.
+    n_features_in_ : int
+        The number of features seen in fit.
+    n_iter_ : int
+        Pair updates done.
+    n_updates_ : int
+        Pair updates done (the same as ``n_iter_`` here).
 
     Notes
     -----
@@ -232,7 +250,7 @@ class AUCMSGD(_DCDBase):
     step). Memory is O(n d): no dual variables. Iteration = one pair update.
     """
 
-    meta = SolverMeta(display="AUC-MSGD", family="pairwise", tasks=("binary",),
+    meta = SolverMeta(display="AUC-MSGD", tasks=("binary",),
                       uses_unlabeled=False, iterative=True, proposed=True)
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:

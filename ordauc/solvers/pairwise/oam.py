@@ -1,7 +1,8 @@
 """Online AUC maximisation: OAMinf, OAMseq and OAMgra (Zhao, Hoi, Jin and Yang, "Online AUC
 maximization", ICML 2011), the baselines of the AUC-DCD paper (Jiang et al. 2014, section 2.2
-and Table 2). The original code was not found; this follows the OAM paper's Algorithm 1 as read
-in research-reference-code.md section 8, and the AUC-DCD paper's Eq. (8) for OAMinf.
+and Table 2). No implementation by the OAM authors was found; this follows the OAM paper's
+Algorithm 1 (its UpdateBuffer and the two UpdateClassifier rules), and the AUC-DCD paper's
+Eq. (8) for OAMinf, as docs/algorithms.md, section 6 explains.
 
 Choices the papers leave open, common to the three:
 
@@ -24,8 +25,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ordauc.solvers._base import Checkpoint, SolverMeta, count, positive, seed
+from ordauc.solvers._base import Checkpoint, SolverMeta, count, positive
 from ordauc.solvers.pairwise._estimator import (
+    RUN_CONSTRAINTS,
     PairData,
     PairIterate,
     PairwiseEstimator,
@@ -116,33 +118,35 @@ class OAMInf(_OAMBase):
 
     Parameters
     ----------
-    lam : lambda of Eq. (8) (> 0). The AUC-DCD paper writes OAMinf with lambda and tunes all
+    lam : float, default=1e-2
+        Lambda of Eq. (8) (> 0). The AUC-DCD paper writes OAMinf with lambda and tunes all
         four of its methods over the same range 10^-9 .. 10^1 (section 3.2, Figure 1), so this
         is its parameter; OAM's C is 2 / (lam n+ n-) (C_t/2 = 1/(lam k), C_t = C unbounded).
-    n_iter : passes over the data; None is one pass (the papers').
-    random_state : seed of the arrival order.
+    n_iter : int or None, default=None
+        Passes over the data; None is one pass (the papers').
+    random_state : int or None, default=None
+        Seed of the arrival order; None draws a fresh seed.
 
     Attributes
     ----------
-    coef_ : w, shape (n_features,).
-    classes_ : the two labels, the larger one positive.
-    n_iter_ : passes; n_updates_ : pair updates (n+ n- per pass).
+    coef_ : ndarray of shape (n_features,)
+        w, the last iterate; ``decision_function(X) = X @ coef_``.
+    classes_ : ndarray of shape (2,)
+        The two labels, the larger one positive.
+    n_features_in_ : int
+        The number of features seen in fit.
+    n_iter_ : int
+        Passes done.
+    n_updates_ : int
+        Pair updates done (n+ n- per pass).
 
     Notes
     -----
     Iteration = one pair update. Choices left open: see the module docstring.
     """
 
-    meta = SolverMeta(display="OAMinf", family="pairwise", tasks=("binary",),
+    meta = SolverMeta(display="OAMinf", tasks=("binary",),
                       uses_unlabeled=False, iterative=True, proposed=False)
-    _parameter_constraints = {"lam": [positive()], "n_iter": [count(), None],
-                              "random_state": [seed(), None]}
-
-    def __init__(self, lam: float = 1e-2, n_iter: int | None = None,
-                 random_state: int | None = None) -> None:
-        self.lam = lam
-        self.n_iter = n_iter
-        self.random_state = random_state
 
     def _rule(self, data: PairData) -> tuple[float, tuple[int, int], float]:
         lam = float(self.lam)
@@ -151,8 +155,9 @@ class OAMInf(_OAMBase):
 
 
 class _BufferedOAM(_OAMBase):
-    _parameter_constraints = {"C": [positive()], "buffer_size": [count()],
-                              "n_iter": [count(), None], "random_state": [seed(), None]}
+    """OAM's own parametrisation (C and the buffer size) in place of AUC-DCD's lambda."""
+
+    _parameter_constraints = {"C": [positive()], "buffer_size": [count()], **RUN_CONSTRAINTS}
 
     def __init__(self, C: float = 1.0, buffer_size: int = 100, n_iter: int | None = None,
                  random_state: int | None = None) -> None:
@@ -180,23 +185,34 @@ class OAMSeq(_BufferedOAM):
 
     Parameters
     ----------
-    C : OAM's C (> 0); the OAM paper tunes it over 2^-10 .. 2^10 (default 1, its centre).
-    buffer_size : N+ = N- (100 in the OAM paper).
-    n_iter : passes over the data; None is one pass.
-    random_state : seed of the arrival order and the reservoir draws.
+    C : float, default=1.0
+        OAM's C (> 0); the OAM paper tunes it over 2^-10 .. 2^10 (the default is its centre).
+    buffer_size : int, default=100
+        N+ = N-, the capacity of each class's buffer (100 in the OAM paper).
+    n_iter : int or None, default=None
+        Passes over the data; None is one pass (the paper's).
+    random_state : int or None, default=None
+        Seed of the arrival order and the reservoir draws; None draws a fresh seed.
 
     Attributes
     ----------
-    coef_ : w, shape (n_features,).
-    classes_ : the two labels, the larger one positive.
-    n_iter_ : passes; n_updates_ : pair updates.
+    coef_ : ndarray of shape (n_features,)
+        w, the last iterate; ``decision_function(X) = X @ coef_``.
+    classes_ : ndarray of shape (2,)
+        The two labels, the larger one positive.
+    n_features_in_ : int
+        The number of features seen in fit.
+    n_iter_ : int
+        Passes done.
+    n_updates_ : int
+        Pair updates done.
 
     Notes
     -----
     Iteration = one pair update. ``objective()`` uses lam = 2 / (C n+ n-) (module docstring).
     """
 
-    meta = SolverMeta(display="OAMseq", family="pairwise", tasks=("binary",),
+    meta = SolverMeta(display="OAMseq", tasks=("binary",),
                       uses_unlabeled=False, iterative=True, proposed=False)
 
 
@@ -211,16 +227,27 @@ class OAMGra(_BufferedOAM):
 
     Parameters
     ----------
-    C : OAM's C (> 0); the OAM paper tunes it over 2^-10 .. 2^10 (default 1, its centre).
-    buffer_size : N+ = N- (100 in the OAM paper).
-    n_iter : passes over the data; None is one pass.
-    random_state : seed of the arrival order and the reservoir draws.
+    C : float, default=1.0
+        OAM's C (> 0); the OAM paper tunes it over 2^-10 .. 2^10 (the default is its centre).
+    buffer_size : int, default=100
+        N+ = N-, the capacity of each class's buffer (100 in the OAM paper).
+    n_iter : int or None, default=None
+        Passes over the data; None is one pass (the paper's).
+    random_state : int or None, default=None
+        Seed of the arrival order and the reservoir draws; None draws a fresh seed.
 
     Attributes
     ----------
-    coef_ : w, shape (n_features,).
-    classes_ : the two labels, the larger one positive.
-    n_iter_ : passes; n_updates_ : received examples (steps of w).
+    coef_ : ndarray of shape (n_features,)
+        w, the last iterate; ``decision_function(X) = X @ coef_``.
+    classes_ : ndarray of shape (2,)
+        The two labels, the larger one positive.
+    n_features_in_ : int
+        The number of features seen in fit.
+    n_iter_ : int
+        Passes done.
+    n_updates_ : int
+        Received examples (steps of w).
 
     Notes
     -----
@@ -228,6 +255,6 @@ class OAMGra(_BufferedOAM):
     which this rule updates. ``objective()`` uses lam = 2 / (C n+ n-) (module docstring).
     """
 
-    meta = SolverMeta(display="OAMgra", family="pairwise", tasks=("binary",),
+    meta = SolverMeta(display="OAMgra", tasks=("binary",),
                       uses_unlabeled=False, iterative=True, proposed=False)
     _gradient = True

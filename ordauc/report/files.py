@@ -1,0 +1,83 @@
+"""Files of the reports, each whole on disk: the output folder, texts, and figures.
+
+Every file is written through :func:`write_atomic` (a temporary file renamed into place, the
+runner's own way of writing results), so a table or figure on disk is always complete, and a
+failed write leaves the previous file. Figures are drawn on a :class:`~matplotlib.figure.Figure`
+with its own Agg canvas rather than through pyplot, which keeps global figure state and picks a
+GUI backend; matplotlib is imported inside the functions so the command line starts fast.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ordauc.errors import UserError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+FORMATS = ("png", "pdf")  # every figure is written in each
+DPI = 150
+
+
+def write_atomic(path: Path, data: str | bytes) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` through a temporary file renamed into place."""
+    from ordauc.experiment.results import write_atomically
+
+    write_atomically(Path(path), data.encode("utf-8") if isinstance(data, str) else data)
+    return Path(path)
+
+
+def prepare_folder(out_dir: Path, what: str = "tables", hint: str = "a writable folder"
+                   ) -> bool:
+    """Create the output folder for ``what`` (tables, figures); True when it did not exist
+    before. A :class:`UserError` names the folder when it is a file or cannot be created."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"output {str(out_dir)!r} is a file; pass a folder for the {what}")
+    created = not out_dir.exists()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the {what} folder {str(out_dir)!r} "
+                        f"({exc.strerror or exc}); pass {hint}") from None
+    return created
+
+
+def write_texts(out_dir: Path, texts: dict[str, str]) -> list[Path]:
+    """Write each ``{file name: text}`` atomically into ``out_dir``; the written paths."""
+    out_dir = Path(out_dir)
+    prepare_folder(out_dir)
+    try:
+        return [write_atomic(out_dir / name, text) for name, text in texts.items()]
+    except OSError as exc:
+        raise UserError(f"cannot write tables to {str(out_dir)!r} ({exc.strerror or exc}); "
+                        "pass a writable folder") from None
+
+
+def new_figure(width: float, height: float, *, constrained: bool = True) -> Figure:
+    """A figure of ``width`` x ``height`` inches on its own Agg canvas (constrained layout
+    unless ``constrained`` is False, for figures that place their artists themselves)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained" if constrained else None)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_figure(fig: Figure, out_dir: Path, stem: str, *, tight: bool = False) -> list[Path]:
+    """Write ``<out_dir>/<stem>.<format>`` for every format of :data:`FORMATS`; the paths.
+
+    Each format is drawn in memory first, so a drawing that fails writes nothing. With
+    ``tight``, the saved area is cropped to what is drawn (for text beyond the axes).
+    ``OSError`` is left to the caller, which knows what the files are for.
+    """
+    extra = {"bbox_inches": "tight", "pad_inches": 0.1} if tight else {}
+    paths = []
+    for ext in FORMATS:
+        drawn = io.BytesIO()
+        fig.savefig(drawn, format=ext, dpi=DPI, **extra)
+        paths.append(write_atomic(Path(out_dir) / f"{stem}.{ext}", drawn.getvalue()))
+    return paths

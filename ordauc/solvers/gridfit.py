@@ -1,0 +1,286 @@
+"""Fitting many points of a parameter grid at once: the protocol, its groups, its memory budget.
+
+A cross-validated grid search fits the same estimator at hundreds of parameter points on the same
+training fold, and much of that work can be shared between points: the QSG models of one sigma
+and seed sample the same points and draw the same random-feature blocks whatever lam and gamma
+(:mod:`ordauc.solvers.dsg.engine`); the exact kernel solvers share a kernel matrix across lam
+and gamma and a factorisation across lam (:mod:`ordauc.solvers.kernel`). :class:`GridFit` gives
+such an estimator
+
+- ``fit_grid(X, y, points, max_bytes=None)``: for each point (a dict of parameter overrides) the
+  model ``clone(self).set_params(**point).fit(X, y)``, computed group by group;
+- ``iter_fit_grid(...)``: the same as ``(index, model)`` pairs as each group finishes, so that a
+  caller can score and drop the models of a group before the next one is fitted;
+- ``fit_grid_memory_bytes(n_samples, n_features, points, ...)``: the peak bytes of one
+  ``fit_grid`` call;
+
+and the two hooks through which a wrapper of the estimator (the M-* wrapper of k-1 binary models,
+:mod:`ordauc.solvers.kernel.multi`) groups its points as the estimator does and sizes its passes:
+``grid_key(params)`` and ``grid_memory(...)``.
+
+Points whose parameters differ only in the estimator's ``grid_shared`` parameters form one group,
+fitted in passes that share their work; the others (sigma, n_iter, random_state, ...) separate
+groups. A group whose pass would need more than ``max_bytes`` is split into smaller passes (down
+to single points), never refused. A point whose own fit would fail (a parameter refused by
+validation, a diverging schedule) gets that exception in its place in the results; the other
+points are unaffected, as in a tuner that catches each candidate's failure. Unknown parameter
+names and bad data raise at once, as ``set_params`` and ``fit`` would. ``random_state=None``
+draws one seed per pass (a lone fit draws one per point: equal in distribution).
+
+An estimator takes part by subclassing :class:`GridFit`, declaring ``grid_shared`` and
+implementing ``_grid_data(X, y)`` (a :class:`GridData`, computed once per call),
+``_grid_pass(data, models, cache)`` (fit a list of unfitted estimators of one group in one pass;
+return, for each, the fitted estimator or the exception its fit raised; ``cache`` is a dict
+shared by the passes of a group, and by a caller's further calls) and ``_grid_pass_bytes(
+n_samples, n_features, n_unlabeled, models)`` (a :class:`PassBytes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils._param_validation import validate_parameter_constraints
+
+from ordauc.solvers._labels import LabeledSplit
+
+__all__ = ["GridData", "GridFit", "GridMemory", "PassBytes", "copy_input_attributes",
+           "fit_alone", "split_sizes", "validate_params"]
+
+
+@dataclass(frozen=True)
+class GridData:
+    """Training data validated once for a whole grid call.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The validated features, in the estimator's dtype.
+    y : ndarray of shape (n_samples,)
+        The targets, -1 for an unlabeled row.
+    labels : LabeledSplit
+        The labeled and unlabeled rows and the classes.
+    validated : estimator
+        The estimator input validation ran on: every returned model copies its
+        ``n_features_in_`` (and ``feature_names_in_``) as its own fit would have set them.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    labels: LabeledSplit
+    validated: Any
+
+
+class PassBytes(NamedTuple):
+    """Bytes of one pass of ``n`` models: ``fixed + per_model * n``; ``kept`` of them stay with
+    each returned model."""
+
+    fixed: int
+    per_model: int
+    kept: int
+
+
+class GridMemory(NamedTuple):
+    """The peak of one ``fit_grid`` call, in parts: the validated copy of the data, the largest
+    pass, every returned model."""
+
+    data: int
+    largest_pass: int
+    kept: int
+
+
+def split_sizes(n_points: int, fixed: int, per_point: int, max_bytes: int | None) -> list[int]:
+    """Sizes of the passes a group of ``n_points`` is fitted in: as few as the budget allows,
+    each needing ``fixed + per_point * size`` bytes (a single point when even two do not fit)."""
+    if max_bytes is None or n_points <= 1:
+        return [n_points] if n_points else []
+    cap = max(1, (int(max_bytes) - int(fixed)) // max(1, int(per_point)))
+    n_pass = -(-n_points // cap)
+    size, extra = divmod(n_points, n_pass)  # balanced: passes differ by at most one point
+    return [size + (1 if i < extra else 0) for i in range(n_pass)]
+
+
+def copy_input_attributes(source: Any, target: Any) -> None:
+    """What input validation set on ``source`` (n_features_in_, feature_names_in_)."""
+    for name in ("n_features_in_", "feature_names_in_"):
+        if hasattr(source, name):
+            setattr(target, name, getattr(source, name))
+
+
+def fit_alone(estimator: Any, data: GridData) -> Any:
+    """A pass of one point by the estimator's own ``fit``: the fitted estimator, with the input
+    attributes of the call, or the exception its fit raised."""
+    try:
+        estimator.fit(data.X, data.y)
+    except Exception as exc:  # the point's own failure, returned in its place
+        return exc
+    copy_input_attributes(data.validated, estimator)
+    return estimator
+
+
+def validate_params(estimator: Any) -> None:
+    """Check ``estimator``'s parameters against its declared constraints, as its ``fit`` does
+    first (scikit-learn's ``InvalidParameterError``, a ValueError and a TypeError)."""
+    validate_parameter_constraints(type(estimator)._parameter_constraints,
+                                   estimator.get_params(deep=False),
+                                   caller_name=type(estimator).__name__)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, Real):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return repr(value)
+
+
+class GridFit:
+    """Mixin giving an estimator ``fit_grid``, ``iter_fit_grid``, ``fit_grid_memory_bytes`` and
+    the hooks ``grid_key`` and ``grid_memory`` (module docstring).
+
+    Attributes
+    ----------
+    grid_shared : frozenset of str
+        The parameters that may differ between the points of one pass.
+    """
+
+    grid_shared: ClassVar[frozenset[str]] = frozenset()
+
+    # -- the protocol ---------------------------------------------------------------------------
+    def fit_grid(self, X: Any, y: Any, points: Sequence[dict[str, Any]],
+                 max_bytes: int | None = None) -> list[Any]:
+        """For each point, the model ``clone(self).set_params(**point).fit(X, y)`` (within the
+        rounding the estimator documents), or the exception that fit would raise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, as for ``fit``.
+        y : array-like of shape (n_samples,)
+            Targets, -1 for an unlabeled row.
+        points : sequence of dict
+            Parameter overrides, one dict per grid point.
+        max_bytes : int, default=None
+            Memory budget of one pass; larger groups are split (None: no limit).
+
+        Returns
+        -------
+        list
+            One fitted estimator or exception per point, in their order.
+        """
+        out: list[Any] = [None] * len(points)
+        for i, model in self.iter_fit_grid(X, y, points, max_bytes):
+            out[i] = model
+        return out
+
+    def iter_fit_grid(self, X: Any, y: Any, points: Sequence[dict[str, Any]],
+                      max_bytes: int | None = None, *, cache: dict | None = None
+                      ) -> Iterator[tuple[int, Any]]:
+        """``(index into points, fitted model or exception)``, a pass at a time.
+
+        ``cache`` (optional) keeps what passes computed from X alone (kernel matrices and their
+        decompositions) for later calls on the same X with the same unlabeled rows, as the
+        M-* wrapper makes one call per subproblem; the caller owns it and drops it.
+        """
+        models, failed = self._grid_points(points)
+        yield from failed.items()
+        if not models:
+            return
+        data = self._grid_data(X, y)
+        for group in self._grid_groups(models):
+            shared = {} if cache is None else cache
+            yield from self._grid_fit_group(data, {i: models[i] for i in group}, max_bytes,
+                                            shared)
+            del shared
+
+    def fit_grid_memory_bytes(self, n_samples: int, n_features: int,
+                              points: Sequence[dict[str, Any]], max_bytes: int | None = None,
+                              n_unlabeled: int | None = None, n_classes: int | None = None
+                              ) -> int:
+        """Peak bytes of one ``fit_grid`` call, a bound from above: the sum of
+        :meth:`grid_memory`."""
+        return int(sum(self.grid_memory(n_samples, n_features, points, max_bytes, n_unlabeled,
+                                        n_classes)))
+
+    def grid_memory(self, n_samples: int, n_features: int, points: Sequence[dict[str, Any]],
+                    max_bytes: int | None = None, n_unlabeled: int | None = None,
+                    n_classes: int | None = None) -> GridMemory:
+        """The validated data, the largest pass (after splitting under ``max_bytes``) and every
+        returned model (``fit_grid`` keeps them all; with ``iter_fit_grid`` the caller may drop
+        them). ``n_unlabeled`` defaults to the worst case, every row; ``n_classes``, the data's
+        number of classes, is needed where the memory depends on it (the M-* wrappers)."""
+        models, _ = self._grid_points(points)
+        n_u = n_samples if n_unlabeled is None else int(n_unlabeled)
+        peak, kept = 0, 0
+        for group in self._grid_groups(models):
+            ests = [models[i] for i in group]
+            fixed, per_model, keep = self._grid_pass_bytes(n_samples, n_features, n_u, ests)
+            sizes = split_sizes(len(group), fixed, per_model, max_bytes)
+            peak = max(peak, fixed + per_model * max(sizes))
+            kept += keep * len(group)
+        return GridMemory(int(self._grid_data_bytes(n_samples, n_features)), int(peak),
+                          int(kept))
+
+    def grid_key(self, params: dict[str, Any]) -> tuple:
+        """The group of a point with parameters ``params`` (all of them, as ``get_params``):
+        points with equal keys are fitted in shared passes."""
+        return tuple((k, _hashable(v)) for k, v in sorted(params.items())
+                     if k not in self.grid_shared)
+
+    # -- what an estimator implements -----------------------------------------------------------
+    def _grid_data(self, X: Any, y: Any) -> GridData:
+        raise NotImplementedError
+
+    def _grid_pass(self, data: GridData, models: list[Any], cache: dict) -> list[Any]:
+        raise NotImplementedError
+
+    def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
+                         models: list[Any]) -> PassBytes:
+        raise NotImplementedError
+
+    def _grid_data_bytes(self, n_samples: int, n_features: int) -> int:
+        """The validated copy of X a call makes (float64 unless the estimator says less)."""
+        return 8 * n_samples * n_features
+
+    def _grid_fit_group(self, data: GridData, models: dict[int, Any], max_bytes: int | None,
+                        cache: dict) -> Iterator[tuple[int, Any]]:
+        """The points of one group, in passes as large as ``max_bytes`` allows."""
+        index = list(models)
+        n, d = data.X.shape
+        fixed, per_model, _ = self._grid_pass_bytes(n, d, int(data.labels.unlabeled.size),
+                                                    list(models.values()))
+        at = 0
+        for size in split_sizes(len(index), fixed, per_model, max_bytes):
+            part = index[at:at + size]
+            at += size
+            results = self._grid_pass(data, [models[i] for i in part], cache)
+            yield from zip(part, results, strict=True)
+
+    # -- groups ---------------------------------------------------------------------------------
+    def _grid_points(self, points: Sequence[dict[str, Any]]
+                     ) -> tuple[dict[int, Any], dict[int, Exception]]:
+        """Unfitted estimators of the valid points, and the exceptions of the others."""
+        models: dict[int, Any] = {}
+        failed: dict[int, Exception] = {}
+        for i, point in enumerate(points):
+            est = clone(self).set_params(**point)  # an unknown name raises here, as it would
+            try:
+                validate_params(est)
+            except (ValueError, TypeError) as exc:
+                failed[i] = exc
+                continue
+            models[i] = est
+        return models, failed
+
+    def _grid_groups(self, models: dict[int, Any]) -> list[list[int]]:
+        """Indices of the points, grouped by :meth:`grid_key` (first appearance order)."""
+        groups: dict[tuple, list[int]] = {}
+        for i, est in models.items():
+            groups.setdefault(self.grid_key(est.get_params(deep=False)), []).append(i)
+        return list(groups.values())
