@@ -44,14 +44,14 @@ reproduce: install  ## the QSG papers' experiments: fetch the data, run, plot (d
 	    $(BIN)/ordauc run configs/$$study.yaml --out $(OUT)/$$study && \
 	    $(BIN)/ordauc plot $(OUT)/$$study || exit 1; done
 
-reproduce-npsvor: install  ## the NPSVOR paper: comparison (tables, statistics) and scalability
+reproduce-npsvor: install  ## the NPSVOR paper: comparison (Tables II-V, Figs. 5-6), Figs. 3, 4 and 7
 	$(BIN)/ordauc fetch contact-lenses pasture squash-stored squash-unstored tae newthyroid \
 	    balance-scale swd car bondrate toy eucalyptus lev automobile winequality-red esl era \
-	    pyrimidines machinecpu boston stocks abalone california
-	$(BIN)/ordauc run configs/npsvor.yaml --out $(OUT)/npsvor
-	$(BIN)/ordauc report $(OUT)/npsvor
-	$(BIN)/ordauc plot $(OUT)/npsvor
-	$(BIN)/ordauc run configs/npsvor_scale.yaml --out $(OUT)/npsvor_scale
+	    boston abalone bank computer california census
+	for study in npsvor npsvor_eps npsvor_tolerance npsvor_scale; do \
+	    $(BIN)/ordauc run configs/$$study.yaml --out $(OUT)/$$study && \
+	    $(BIN)/ordauc report $(OUT)/$$study && \
+	    $(BIN)/ordauc plot $(OUT)/$$study || exit 1; done
 
 reproduce-auc-dcd: install  ## the AUC-DCD paper: Table 2 beside the published values, Figure 2
 	$(BIN)/ordauc fetch sonar fourclass german svmguide3 dna svmguide4 pendigits vowel letter sector

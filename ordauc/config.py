@@ -32,9 +32,11 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
                               # until: N records none after iteration N (default: all)
     timeout: null             # seconds per cell, or null for none
     memory_limit: null        # e.g. 12GB; default a safe share of this machine's memory
-    solvers:                  # label: {solver: <registry name>, params, grid, tuning}
+    solvers:                  # label: {solver: <registry name>, params, grid, tuning, sweep}
       samult: {grid: {lam: [0.5, 1], sigma: [1, 4], gamma: [0, 0.5, 1]}}
       qsg_short: {solver: qsg_s2auc, params: {n_iter: 300}}   # solver defaults to the label
+      npsvor: {sweep: {eps: [0.1, 0.2]}, grid: {C: [1, 10]}}  # one run per swept value, tuned
+                              # per value: labels npsvor.eps=0.1 and npsvor.eps=0.2
 
 Every problem raises :class:`~ordauc.errors.UserError` with one sentence naming the key or value
 and what is allowed; malformed YAML names the line. Solver parameters and every grid point are
@@ -43,8 +45,9 @@ checked against the solver's declared constraints here, before anything runs.
 
 from __future__ import annotations
 
+import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +122,8 @@ class SolverSpec:
     params: dict[str, Any] = field(default_factory=dict)
     grid: dict[str, list[Any]] = field(default_factory=dict)
     tuning: TuningSpec | None = None  # None: the study's tuning
+    sweep_of: str | None = None  # the config entry whose `sweep` made this one
+    swept: tuple[str, ...] = ()  # the parameters that entry sweeps
 
 
 @dataclass(frozen=True)
@@ -337,10 +342,39 @@ def _solvers(value: Any) -> tuple[SolverSpec, ...]:
     if not isinstance(value, dict) or not value:
         raise UserError("solvers must be a non-empty mapping of solver names to "
                         "{params: ..., grid: ...}")
-    return tuple(_solver(str(label), entry) for label, entry in value.items())
+    return tuple(spec for label, entry in value.items() for spec in _solver(str(label), entry))
 
 
-def _solver(label: str, entry: Any) -> SolverSpec:
+def _number_text(value: Any) -> str:
+    return format(value, "g") if isinstance(value, (int, float)) else str(value)
+
+
+def _sweep(value: Any, where: str, params: dict[str, Any], grid: dict[str, list[Any]]
+           ) -> dict[str, list[Any]]:
+    """A solver entry's ``sweep``: parameters run at each listed value (every combination),
+    untuned, as one label per combination."""
+    if value is None:
+        return {}
+    raw = mapping(value, f"{where}.sweep", example="{eps: [0.0, 0.1, 0.2]}")
+    out = {}
+    for key, values in raw.items():
+        values = values if isinstance(values, list) else [values]
+        if not values:
+            raise UserError(f"{where}.sweep.{key} must list at least one value")
+        for other, what in ((params, "params"), (grid, "grid")):
+            if key in other:
+                raise UserError(f"{where}: parameter {key!r} is in both sweep and {what}; "
+                                "give it in one of them")
+        texts = [_number_text(v) for v in values]
+        if len(set(texts)) < len(texts):
+            raise UserError(f"{where}.sweep.{key} lists a value twice")
+        out[str(key)] = values
+    return out
+
+
+def _solver(label: str, entry: Any) -> list[SolverSpec]:
+    """The solver specs of one config entry: one, or one per combination of its ``sweep``
+    values, labelled ``<label>.<param>=<value>...``."""
     from ordauc import solvers
 
     if not re.fullmatch(r"[\w.\-]+", label):
@@ -349,7 +383,7 @@ def _solver(label: str, entry: Any) -> SolverSpec:
     where = f"solvers.{label}"
     entry = {} if entry is None else mapping(entry, where,
                                              example="{solver: ..., params: ..., grid: ...}")
-    only_keys(entry, ("solver", "params", "grid", "tuning"), where)
+    only_keys(entry, ("solver", "params", "grid", "tuning", "sweep"), where)
     name = str(entry.get("solver", label))
     params = mapping(entry.get("params") or {}, f"{where}.params")
     grid = {str(k): v if isinstance(v, list) else [v]
@@ -360,13 +394,23 @@ def _solver(label: str, entry: Any) -> SolverSpec:
         if key in params:
             raise UserError(f"{where}: parameter {key!r} is in both params and grid; give it in "
                             "one of them")
-    for key in (*params, *grid):
+    sweep = _sweep(entry.get("sweep"), where, params, grid)
+    for key in (*params, *grid, *sweep):
         if key == "random_state":
             raise UserError(f"{where}: random_state cannot be set, it is derived from the "
                             "cell's seed")
     solvers.check_params(name, params, where=f"{where}.params")
-    for key, values in grid.items():
+    for key, values in (*grid.items(), *sweep.items()):
         for value in values:
-            solvers.check_params(name, {key: value}, where=f"{where}.grid")
-    return SolverSpec(label=label, name=name, params=params, grid=grid,
+            solvers.check_params(name, {key: value},
+                                 where=f"{where}.{'sweep' if key in sweep else 'grid'}")
+    spec = SolverSpec(label=label, name=name, params=params, grid=grid,
                       tuning=_tuning(entry.get("tuning"), f"{where}.tuning"))
+    if not sweep:
+        return [spec]
+    combos = itertools.product(*sweep.values())
+    return [replace(spec, label=label + "".join(f".{k}={_number_text(v)}"
+                                                for k, v in zip(sweep, combo, strict=True)),
+                    params={**params, **dict(zip(sweep, combo, strict=True))},
+                    sweep_of=label, swept=tuple(sweep))
+            for combo in combos]

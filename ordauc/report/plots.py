@@ -38,6 +38,7 @@ from ordauc.report.load import (
     study_metrics,
     task_groups,
 )
+from ordauc.report.sweeps import study_sweeps, sweep_data, write_sweeps
 from ordauc.report.tables import has_values, metric_of
 from ordauc.report.tuning_curves import read_scores, tuning_curves, write_tuning_curves
 
@@ -265,7 +266,9 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     ``time_<dataset>``; ``auc_all`` puts the boxplots side by side; with curves.csv,
     ``convergence_<dataset>`` (:mod:`ordauc.report.convergence`); with tuning_scores.csv,
     ``tuning_<dataset>``, the score against a one-parameter grid
-    (:mod:`ordauc.report.tuning_curves`, the AUC-DCD paper's Figure 1); critical-difference
+    (:mod:`ordauc.report.tuning_curves`, the AUC-DCD paper's Figure 1); per swept config
+    entry ``sweep_<entry>_<dataset>`` (:mod:`ordauc.report.sweeps`, the NPSVOR paper's Figs.
+    3-4), whose labels are left out of the other figures; critical-difference
     diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Everything is
     checked before the output folder is touched.
     """
@@ -276,11 +279,16 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     for name in metrics:
         metric_of(name)
     names = datasets(results)
-    panels = [auc_panel(results, d, n_labeled, n_unlabeled, complete) for d in names]
-    curves = [time_curves(results, d, n_labeled) for d in names]
+    # a swept entry's labels (one per value) get their sweep figure, not a box or line each
+    swept = study_sweeps(Path(directory))
+    sweeps = sweep_data(results, Path(directory), metrics)
+    plain = results[~results["solver"].isin([s for _, labels in swept.values() for s in labels])]
+    shown = datasets(plain) if len(plain) else []
+    panels = [auc_panel(plain, d, n_labeled, n_unlabeled, complete) for d in shown]
+    curves = [time_curves(plain, d, n_labeled) for d in shown]
     # a study of training-set size (NPSVOR Fig. 7) also gets its metrics against that size
-    by_size = {c.dataset: [time_curves(results, c.dataset, n_labeled, m) for m in metrics
-                           if has_values(results[results["dataset"] == c.dataset], m)]
+    by_size = {c.dataset: [time_curves(plain, c.dataset, n_labeled, m) for m in metrics
+                           if has_values(plain[plain["dataset"] == c.dataset], m)]
                for c in curves if c.axis == "n_labeled"}
     colours = solver_colours(results["solver"], solver_names(results))
     convs = convergence_data(directory, results)
@@ -302,11 +310,13 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
                 if by_size.get(curve.dataset):
                     written += save_figure(_metric_curves(by_size[curve.dataset], colours),
                                            out_dir, f"metrics_{stems[curve.dataset]}")
-            written += save_figure(_auc_all(panels, colours), out_dir, "auc_all")
-            written += _cd_diagrams(results, out_dir, metrics)
+            if panels:
+                written += save_figure(_auc_all(panels, colours), out_dir, "auc_all")
+                written += _cd_diagrams(plain, out_dir, metrics)
+            written += write_sweeps(sweeps, out_dir, stems)
             written += write_convergence(convs, out_dir, stems)
             written += write_tuning_curves(tuned, out_dir, stems)
-            written += write_cv_time(results, out_dir)
+            written += write_cv_time(plain, out_dir)
     except OSError as exc:
         raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable --out folder") from None
