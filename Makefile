@@ -44,11 +44,11 @@ reproduce: install  ## the QSG papers' experiments: fetch the data, run, plot (d
 	    $(BIN)/ordauc run configs/$$study.yaml --out $(OUT)/$$study && \
 	    $(BIN)/ordauc plot $(OUT)/$$study || exit 1; done
 
-reproduce-npsvor: install  ## the NPSVOR paper: comparison (Tables II-V, Figs. 5-6), Figs. 3, 4 and 7
+reproduce-npsvor: install  ## the NPSVOR paper: comparison (Tables II-V, Figs. 5-6), Figs. 2, 3, 4, 7 and 8
 	$(BIN)/ordauc fetch contact-lenses pasture squash-stored squash-unstored tae newthyroid \
 	    balance-scale swd car bondrate toy eucalyptus lev automobile winequality-red esl era \
-	    boston abalone bank computer california census
-	for study in npsvor npsvor_eps npsvor_tolerance npsvor_scale; do \
+	    boston abalone bank computer california census movielens
+	for study in npsvor npsvor_toy npsvor_eps npsvor_tolerance npsvor_scale npsvor_movielens; do \
 	    $(BIN)/ordauc run configs/$$study.yaml --out $(OUT)/$$study && \
 	    $(BIN)/ordauc report $(OUT)/$$study && \
 	    $(BIN)/ordauc plot $(OUT)/$$study || exit 1; done

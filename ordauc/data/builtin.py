@@ -3,7 +3,8 @@
 Each is a catalogue :class:`~ordauc.data.spec.Entry` (recipe ``builtin``) whose loader makes the
 arrays; its ``params`` are the loader's keyword parameters, and ``set_by`` names those that
 change its size or its number of classes. Features are scaled to [0, 1] per column, as both QSG
-papers do before splitting.
+papers do before splitting, except for the NPSVOR paper's two-feature example, kept in the
+paper's units.
 """
 
 from __future__ import annotations
@@ -90,6 +91,24 @@ def synthetic_ordinal(n: int = 10_000, d: int = 20, seed: int = 0, n_classes: in
                          "discretisation": {"rule": "equal_frequency", "n_bins": n_classes}})
 
 
+def npsvor_toy(n: int = 300, seed: int = 0) -> Dataset:
+    """The NPSVOR paper's three-rank example (Section II, Fig. 2): ``n`` rows (the paper's 300),
+    a third per rank, from bivariate Gaussians with means (10, 10), (15, 15), (20, 10) and
+    variance 5 per coordinate, independent. Kept in the paper's units (not scaled), so that its
+    figure reads as the paper's; the rows are ordered by rank."""
+    if n < 6:
+        raise ValueError(f"npsvor_toy needs n >= 6, got {n}")
+    rng = np.random.default_rng(seed)
+    means = np.array([[10.0, 10.0], [15.0, 15.0], [20.0, 10.0]])
+    sizes = [len(part) for part in np.array_split(np.arange(n), 3)]
+    X = np.concatenate([rng.normal(m, np.sqrt(5.0), size=(k, 2))
+                        for m, k in zip(means, sizes, strict=True)])
+    y = np.repeat(np.arange(1, 4), sizes).astype(np.int64)
+    return Dataset(name="npsvor_toy", X=X.astype(np.float32), y=y, task="ordinal", n_classes=3,
+                   info={"generator": "npsvor_toy", "n": n, "seed": seed,
+                         "means": means.tolist(), "variance": 5.0, "scaling": "none"})
+
+
 def builtin_entry(name: str, loader: Callable[..., Dataset], *, task: Task, n: int, d: int,
                   n_classes: int, origin: str, licence: str, citation: str = "",
                   set_by: dict[str, str] | None = None, notes: str = "") -> Entry:
@@ -119,6 +138,13 @@ BUILTIN: dict[str, Entry] = {e.name: e for e in (
                            "Annals of Statistics 2004; scikit-learn's load_diabetes",
                   set_by={"n_classes": "n_bins"},
                   notes="disease progression cut into n_bins equal-frequency classes"),
+    builtin_entry("npsvor_toy", npsvor_toy, task="ordinal", n=300, d=2, n_classes=3,
+                  origin=GENERATED, licence=NO_LICENCE_NEEDED,
+                  citation="Wang, Shi, Niu & Tian, NPSVOR, IEEE Trans. Cybernetics 2017, "
+                           "Section II (Fig. 2)",
+                  set_by={"n": "n"},
+                  notes="three ranks from Gaussians at (10, 10), (15, 15), (20, 10), variance 5; "
+                        "the paper's units, not scaled"),
     builtin_entry("synthetic_binary", synthetic_binary, task="binary", n=10_000, d=20,
                   n_classes=2, origin=GENERATED, licence=NO_LICENCE_NEEDED,
                   set_by={"n": "n", "d": "d"},

@@ -179,7 +179,7 @@ def measure(task: CellTask) -> list[dict[str, Any]]:
     X, y = training_arrays(cell, dataset, splits[0])
     targets = [eval_arrays(dataset, split) for split in splits]
     if config.preprocess == "standardize":
-        X, targets = _standardize(X, targets)
+        X, targets = standardized(X, targets)
     estimator = clone(task.estimator)
     if "random_state" in estimator.get_params(deep=False):
         estimator.set_params(random_state=cell.solver_seed)
@@ -291,7 +291,7 @@ def _warnings(caught: list[warnings.WarningMessage]) -> str:
     return one_line(" | ".join(seen))
 
 
-def _standardize(X: Any, targets: list[tuple[Any, np.ndarray]]
+def standardized(X: Any, targets: list[tuple[Any, np.ndarray]]
                  ) -> tuple[Any, list[tuple[Any, np.ndarray]]]:
     """z-score every feature with the mean and std of the rows the solver trains on (constant
     features are only centred), as ORCA and the NPSVOR paper do; the evaluation rows with the

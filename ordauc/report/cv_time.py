@@ -46,8 +46,10 @@ def cv_time_bars(results: pd.DataFrame, larger_than: int = LARGE) -> pd.DataFram
         records, columns=["dataset", "solver", "mean", "std", "complete"])
 
 
-def write_cv_time(results: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """``cv_time`` (Fig. 6(a)) into ``out_dir`` when a dataset qualifies; the paths written."""
+def write_cv_time(results: pd.DataFrame, out_dir: Path, colours: dict[str, str]
+                  ) -> list[Path]:
+    """``cv_time`` (Fig. 6(a)) into ``out_dir`` when a dataset qualifies, each solver in its
+    colour of the other figures; the paths written."""
     bars = cv_time_bars(results)
     timed = bars["complete"].astype(bool) & (bars["mean"] > 0)  # untuned runs spend no CV
     if not timed.any() or bars.loc[timed, "solver"].nunique() < 2:
@@ -67,7 +69,7 @@ def write_cv_time(results: pd.DataFrame, out_dir: Path) -> list[Path]:
                     for d, r, ok in zip(data, ran, shown, strict=True) if r and not ok]
         x = np.arange(len(data)) + (j - (len(solvers) - 1) / 2) * width
         ax.bar(x[shown], mine["mean"].to_numpy(dtype=float)[shown], width,
-               label=display_name(solver, names))
+               color=colours.get(solver), label=display_name(solver, names))
     ax.set_yscale("log")
     ax.set_xticks(np.arange(len(data)), data, rotation=20, ha="right")
     ax.set_ylabel("cross-validation time (s)")

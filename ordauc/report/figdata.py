@@ -224,9 +224,12 @@ def _reason(failed: pd.DataFrame) -> str:
 
 
 def size_axis(rows: pd.DataFrame) -> str:
-    """The size a dataset's rows vary: ``n_labeled`` when its unlabeled size is one and its
-    labeled sizes several (a study of training-set size), else ``n_unlabeled``."""
-    if rows["n_unlabeled"].nunique() == 1 and rows["n_labeled"].nunique() > 1:
+    """The size a dataset's rows vary: ``n_labeled`` when its labeled sizes are several and
+    its unlabeled size is one, or is every row left (``n_unlabeled: all``, the total constant:
+    a study of training-set size tested on the remaining rows), else ``n_unlabeled``."""
+    if rows["n_labeled"].nunique() > 1 and (
+            rows["n_unlabeled"].nunique() == 1
+            or (rows["n_labeled"] + rows["n_unlabeled"]).nunique() == 1):
         return "n_labeled"
     return "n_unlabeled"
 

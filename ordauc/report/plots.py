@@ -38,6 +38,8 @@ from ordauc.report.load import (
     study_metrics,
     task_groups,
 )
+from ordauc.report.regions import regions_data, write_regions
+from ordauc.report.size_boxes import write_size_boxes
 from ordauc.report.sweeps import study_sweeps, sweep_data, write_sweeps
 from ordauc.report.tables import has_values, metric_of
 from ordauc.report.tuning_curves import read_scores, tuning_curves, write_tuning_curves
@@ -268,7 +270,11 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     ``tuning_<dataset>``, the score against a one-parameter grid
     (:mod:`ordauc.report.tuning_curves`, the AUC-DCD paper's Figure 1); per swept config
     entry ``sweep_<entry>_<dataset>`` (:mod:`ordauc.report.sweeps`, the NPSVOR paper's Figs.
-    3-4), whose labels are left out of the other figures; critical-difference
+    3-4), whose labels are left out of the other figures; per two-feature dataset
+    ``regions_<dataset>``, each solver's decision regions refitted for the first repetition
+    (:mod:`ordauc.report.regions`, the NPSVOR paper's Fig. 2); for a study of training-set
+    size with repeated draws, ``boxes_<metric>_<dataset>`` (:mod:`ordauc.report.size_boxes`,
+    Fig. 8); critical-difference
     diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Everything is
     checked before the output folder is touched.
     """
@@ -293,6 +299,7 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     colours = solver_colours(results["solver"], solver_names(results))
     convs = convergence_data(directory, results)
     scores = read_scores(directory)
+    regions = regions_data(Path(directory), results)
     tuned = tuning_curves(scores, results) if scores is not None else []
     stems = _stems(names)
     out_dir = Path(out) if out is not None else Path(directory) / FIGURES_DIR
@@ -314,9 +321,11 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
                 written += save_figure(_auc_all(panels, colours), out_dir, "auc_all")
                 written += _cd_diagrams(plain, out_dir, metrics)
             written += write_sweeps(sweeps, out_dir, stems)
+            written += write_regions(regions, out_dir, stems)
+            written += write_size_boxes(plain, shown, metrics, out_dir, stems, colours)
             written += write_convergence(convs, out_dir, stems)
             written += write_tuning_curves(tuned, out_dir, stems)
-            written += write_cv_time(plain, out_dir)
+            written += write_cv_time(plain, out_dir, colours)
     except OSError as exc:
         raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable --out folder") from None
