@@ -6,8 +6,17 @@ from __future__ import annotations
 class UserError(Exception):
     """Bad input: the message is one sentence naming what is wrong and what is allowed.
 
-    The command line prints it without a traceback and exits with a non-zero code.
+    The command line prints it without a traceback and exits with ``exit_code`` (2).
     """
+
+    exit_code = 2
+
+
+class NetworkError(UserError):
+    """A download that failed on every source after its retries: the network or a server, not
+    the input, so a script may retry later. Exit code 3."""
+
+    exit_code = 3
 
 
 class ResourceLimitError(RuntimeError):

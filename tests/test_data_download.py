@@ -53,10 +53,14 @@ def _covtype(root: Path, n: int = 3000) -> bytes:
     return blob
 
 
-def _fetch_fails(server_url: str, data_dir: Path, name: str, *extra: str) -> str:
+def _fetch_fails(server_url: str, data_dir: Path, name: str, *extra: str, code: int = 2
+                 ) -> str:
+    """The one error line of a failing fetch; ``code`` 2 for bad data or input, 3 for a
+    download that failed on every source."""
+    expected = code
     code, out, err = run_cli("fetch", name, "--mirror", server_url, "--data-dir", str(data_dir),
                              "--quiet", *extra)
-    assert code == 2, (out, err)
+    assert code == expected, (out, err)
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("ordauc: error: "), err
     assert "Traceback" not in err
@@ -76,7 +80,7 @@ def test_a_failing_mirror_falls_through_to_the_next(mirror, tmp_path, failing):
 
 def test_every_mirror_failing_names_each_attempt(mirror, tmp_path):
     line = _fetch_fails(f"{mirror.url}/missing", tmp_path / "d", "fourclass",
-                        "--mirror", f"{mirror.url}/error")
+                        "--mirror", f"{mirror.url}/error", code=3)
     assert "could not download fourclass" in line and "HTTP 404" in line and "HTTP 503" in line
     assert empty_of_data(tmp_path / "d", "fourclass")
 
@@ -274,3 +278,18 @@ def test_zip_member_listing_is_checked_before_use(tmp_path):
         zf.writestr("/abs/path.csv", "1\n")
     with pytest.raises(UserError, match="leaves the extraction folder"):
         check_integrity(path, "x.zip")
+
+
+def test_retries_are_shown_as_they_are_made(mirror, tmp_path, monkeypatch, capsys):
+    from ordauc.errors import NetworkError
+
+    patch_entry(monkeypatch, "covtype")
+    _covtype(mirror.root)
+    with pytest.raises(NetworkError, match=r"could not download .*\(after 3 retries\)"):
+        fetch(["covtype"], tmp_path / "d", [f"{mirror.url}/always-cut"], progress=False,
+              retries=3, backoff=0.01, echo=lambda s: None)
+    said = [line for line in capsys.readouterr().err.splitlines() if "retry" in line]
+    assert [line.split("; ")[-1] for line in said] == [
+        "retry 1 of 3 in 0.01 s", "retry 2 of 3 in 0.02 s", "retry 3 of 3 in 0.04 s"]
+    assert all(line.startswith("ordauc: covtype.data.gz") for line in said), said
+    assert NetworkError.exit_code == 3 != NetworkError.__mro__[1].exit_code  # not bad input

@@ -19,7 +19,8 @@ from ordauc.splits import make_split
 
 
 def _table(out: Path) -> pd.DataFrame:
-    table = pd.read_csv(out / "results.csv")
+    # provenance is text: a commit id of digits only would otherwise read as a number
+    table = pd.read_csv(out / "results.csv", dtype={"git_sha": str, "ordauc_version": str})
     assert table["key"].is_unique
     return table
 

@@ -103,11 +103,17 @@ def test_a_folder_the_system_refuses_to_create_is_refused(test_solvers, write_co
     assert not out.exists() and files(tmp_path) == before
 
 
-def test_fetching_a_built_in_dataset_is_refused(cli, tmp_path: Path) -> None:
-    for names in (["breast_cancer"], ["codrna", "breast_cancer"]):
-        code, _, stderr = cli("fetch", *names, "--data-dir", tmp_path / "data")
-        assert_one_sentence(code, stderr, "dataset 'breast_cancer' is built in and needs no "
-                                          "fetch")
+def test_fetching_a_built_in_dataset_is_a_no_op_with_a_note(cli, tmp_path: Path) -> None:
+    code, out, stderr = cli("fetch", "breast_cancer", "diabetes", "--data-dir",
+                            tmp_path / "data")
+    assert code == 0, stderr
+    assert "breast_cancer: built in, nothing to fetch" in out
+    assert "diabetes: built in, nothing to fetch" in out
+    assert files(tmp_path) == []  # nothing downloaded, nothing stored
+    # an unknown name beside it is still refused before any work
+    code, _, stderr = cli("fetch", "breast_cancer", "no-such-set", "--data-dir",
+                          tmp_path / "data")
+    assert_one_sentence(code, stderr, "no dataset 'no-such-set' in the catalogue")
     assert files(tmp_path) == []
 
 

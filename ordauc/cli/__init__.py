@@ -1,7 +1,9 @@
 """The ``ordauc`` command line: a typer app whose commands live in one module per area.
 
 User errors (:class:`ordauc.errors.UserError`) print one sentence on stderr, no traceback, and
-exit with code 2. Heavy imports happen inside the commands, so ``ordauc --help`` stays instant.
+exit with code 2 (3 for a download that failed on every source,
+:class:`ordauc.errors.NetworkError`). Heavy imports happen inside the commands, so ``ordauc
+--help`` stays instant.
 """
 
 from __future__ import annotations
@@ -39,4 +41,4 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, prog_name="ordauc")
     except UserError as exc:
         print(f"ordauc: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(exc.exit_code)

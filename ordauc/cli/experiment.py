@@ -108,13 +108,18 @@ def run_cmd(
     try:
         with _sigterm_interrupts():
             summary = run(settings, options)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         print(f"ordauc: interrupted; finished cells are kept in {options.out}, run the same "
               "command again to complete the others", file=sys.stderr)
-        raise typer.Exit(130) from None
+        # the shell's convention, 128 + the signal: 143 for SIGTERM, 130 for Ctrl-C (SIGINT)
+        raise typer.Exit(143 if isinstance(stop, Terminated) else 130) from None
     print(summary.line(), file=sys.stderr)
     if summary.failed:
         raise typer.Exit(1)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would raise KeyboardInterrupt, so both stop a run alike."""
 
 
 @contextlib.contextmanager
@@ -122,7 +127,7 @@ def _sigterm_interrupts() -> Iterator[None]:
     """SIGTERM (a scheduler or `kill`) stops the run as Ctrl-C does: what is finished is kept,
     and the user is told so."""
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        raise Terminated
 
     try:
         previous = signal.signal(signal.SIGTERM, interrupt)

@@ -15,6 +15,7 @@ import errno
 import hashlib
 import os
 import shutil
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,7 +28,7 @@ from urllib.parse import quote, unquote, urlparse
 from ordauc.data.archive import check_integrity
 from ordauc.data.cache import DataCache, read_json, write_json_atomic
 from ordauc.data.spec import Source
-from ordauc.errors import UserError
+from ordauc.errors import NetworkError, UserError
 
 CHUNK = 1 << 20
 FIRST = "sha256 recorded on this first download"
@@ -179,11 +180,15 @@ def _download_any(urls: list[str], part: Path, label: str, progress: bool, retri
                 if attempt == retries:
                     failures.append(f"{url}: {exc} (after {retries} retries)")
                 else:
-                    time.sleep(min(backoff * 2 ** attempt, 60.0))
+                    delay = min(backoff * 2 ** attempt, 60.0)
+                    # said as it happens, so a slow network is not a silent wait
+                    print(f"ordauc: {label}: {exc}; retry {attempt + 1} of {retries} in "
+                          f"{delay:g} s", file=sys.stderr, flush=True)
+                    time.sleep(delay)
     kept = part.stat().st_size if part.exists() else 0
     tail = (f"; the {kept:,} bytes received are kept in {part.parent} and the next fetch "
             "resumes them") if kept else ""
-    raise UserError(f"could not download {label}: {'; '.join(failures)}{tail}")
+    raise NetworkError(f"could not download {label}: {'; '.join(failures)}{tail}")
 
 
 def _http_once(url: str, part: Path, label: str, progress: bool, timeout: float) -> None:

@@ -39,8 +39,7 @@ def entry_of(name: str) -> Entry:
     from ordauc.data.builtin import BUILTIN
 
     if name in BUILTIN:
-        raise UserError(f"dataset {name!r} is built in and needs no fetch; `ordauc run` uses "
-                        "it as it is")
+        return BUILTIN[name]
     if name not in CATALOG:
         raise UserError(f"no dataset {name!r} in the catalogue; `ordauc datasets` lists them "
                         "all")
@@ -55,6 +54,9 @@ def fetch(names: Sequence[str], data_dir: Path, mirrors: Sequence[str] = (), *,
     cache = DataCache(Path(data_dir))
     done = []
     for entry in entries:
+        if entry.builtin:  # made in memory when loaded: nothing to download or store
+            echo(f"{entry.name}: built in, nothing to fetch (`ordauc run` makes it as it goes)")
+            continue
         if cache.is_prepared(entry.name) and not force:
             echo(f"{entry.name}: already prepared in {cache.dataset_dir(entry.name)}")
             done.append(Fetched(entry.name, "cached", cache.dataset_dir(entry.name)))
