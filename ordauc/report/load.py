@@ -28,6 +28,7 @@ from ordauc.solvers import meta_of
 from ordauc.solvers import names as solver_registry_names
 
 if TYPE_CHECKING:
+    from ordauc.config import Config
     from ordauc.solvers import SolverMeta
 
 RESULTS_FILE = "results.csv"
@@ -259,21 +260,15 @@ def study_metrics(directory: Path, results: pd.DataFrame) -> tuple[str, ...]:
     config selects hyper-parameters by (the copy ``ordauc run`` keeps in the folder), else AUC;
     of those, the ones some finished run has. A study without any falls back to MZE and MAE,
     then AUC, whichever its runs have (an untuned study, or a folder without its config)."""
-    from ordauc.config import load_config
     from ordauc.metrics import METRICS
 
     chosen: list[str] = []
-    path = Path(directory) / CONFIG_COPY
-    if path.is_file():
-        try:
-            config = load_config(path)
-        except UserError:
-            config = None
-        if config is not None:
-            for solver in config.solvers:
-                tuning = config.tuning_of(solver)
-                if solver.grid:  # only a tuned solver selects by its metrics
-                    chosen += [m for m in tuning.metrics if m in METRICS]
+    config = study_config(Path(directory))
+    if config is not None:
+        for solver in config.solvers:
+            tuning = config.tuning_of(solver)
+            if solver.grid:  # only a tuned solver selects by its metrics
+                chosen += [m for m in tuning.metrics if m in METRICS]
     ok = results[results["status"] == OK]
 
     def has(metric: str) -> bool:
@@ -304,18 +299,26 @@ def task_groups(results: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
     return [(task, results[tasks == task]) for task in kinds]
 
 
-def study_order(directory: Path) -> tuple[list[str], list[str]] | None:
-    """The dataset and solver labels of the study a results folder serves, in its config's
-    order (the copy ``ordauc run`` keeps there), or None where that copy is absent or no
-    longer reads as a config (e.g. a plugin solver that is not importable here)."""
+def study_config(directory: Path) -> Config | None:
+    """The config of the study a results folder serves (the copy ``ordauc run`` keeps there),
+    or None where that copy is absent or no longer reads as a config (e.g. a plugin solver
+    that is not importable here): the figures and tables that need it are then left out."""
     from ordauc.config import load_config
 
-    path = directory / CONFIG_COPY
+    path = Path(directory) / CONFIG_COPY
     if not path.is_file():
         return None
     try:
-        config = load_config(path)
+        return load_config(path)
     except UserError:
+        return None
+
+
+def study_order(directory: Path) -> tuple[list[str], list[str]] | None:
+    """The dataset and solver labels of the study a results folder serves, in its config's
+    order, or None without a readable config copy."""
+    config = study_config(directory)
+    if config is None:
         return None
     return [d.label for d in config.datasets], [s.label for s in config.solvers]
 

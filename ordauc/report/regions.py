@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import OK, display_name, solver_names
+from ordauc.report.load import OK, display_name, solver_names, study_config
 
 GRID_POINTS = 200  # per axis of the plane
 
@@ -65,18 +65,15 @@ def regions_data(directory: Path, results: pd.DataFrame) -> list[Regions]:
     from sklearn.base import clone
 
     from ordauc import data, metrics, solvers
-    from ordauc.config import load_config
     from ordauc.errors import UserError
     from ordauc.experiment.cell import standardized, training_arrays
     from ordauc.experiment.plan import make_plan, split_of
-    from ordauc.experiment.results import CONFIG_COPY
     from ordauc.splits import eval_arrays
 
-    path = Path(directory) / CONFIG_COPY
-    if not path.is_file():
+    config = study_config(Path(directory))
+    if config is None:
         return []
     try:
-        config = load_config(path)
         plan = make_plan(config)
     except UserError:
         return []

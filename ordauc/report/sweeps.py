@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ordauc.experiment.results import CONFIG_COPY
 from ordauc.metrics import METRICS
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import OK, by_selection
+from ordauc.report.load import OK, by_selection, study_config
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -41,15 +40,8 @@ class Sweep:
 def study_sweeps(directory: Path) -> dict[str, tuple[tuple[str, ...], list[str]]]:
     """The swept entries of the study a results folder serves: entry label -> (swept
     parameters, the labels run for it); empty without a readable config copy."""
-    from ordauc.config import load_config
-    from ordauc.errors import UserError
-
-    path = Path(directory) / CONFIG_COPY
-    if not path.is_file():
-        return {}
-    try:
-        config = load_config(path)
-    except UserError:
+    config = study_config(Path(directory))
+    if config is None:
         return {}
     out: dict[str, tuple[tuple[str, ...], list[str]]] = {}
     for spec in config.solvers:
