@@ -118,7 +118,8 @@ def draw_cd_diagrams(results: pd.DataFrame, out_dir: Path,
     in ``out_dir`` (``cd_<metric>_<suffix>_...`` with a suffix, e.g. a task); metrics without
     values or without a dataset where every run finished are skipped. The paths written."""
     from ordauc.report import stats
-    from ordauc.report.tables import arrange, has_values, metric_of, metric_table
+    from ordauc.report.load import has_values
+    from ordauc.report.tables import arrange, metric_of, metric_table
 
     asked = list(metrics)
     for name in asked:

@@ -255,6 +255,14 @@ def _clean(table: pd.DataFrame, path: Path) -> pd.DataFrame:
     return in_study_order(table, path.parent)
 
 
+def has_values(results: pd.DataFrame, metric: str) -> bool:
+    """True when some finished run of ``results`` has a value of ``metric``."""
+    if metric not in results.columns or "status" not in results.columns:
+        return False
+    values = pd.to_numeric(results.loc[results["status"] == OK, metric], errors="coerce")
+    return bool(np.isfinite(values).any())
+
+
 def study_metrics(directory: Path, results: pd.DataFrame) -> tuple[str, ...]:
     """The metrics a study's tables and diagrams show by default: the registry metrics its
     config selects hyper-parameters by (the copy ``ordauc run`` keeps in the folder), else AUC;
@@ -269,17 +277,11 @@ def study_metrics(directory: Path, results: pd.DataFrame) -> tuple[str, ...]:
             tuning = config.tuning_of(solver)
             if solver.grid:  # only a tuned solver selects by its metrics
                 chosen += [m for m in tuning.metrics if m in METRICS]
-    ok = results[results["status"] == OK]
-
-    def has(metric: str) -> bool:
-        return metric in ok.columns and bool(
-            np.isfinite(pd.to_numeric(ok[metric], errors="coerce")).any())
-
-    picked = [m for m in dict.fromkeys(chosen) if has(m)]
+    picked = [m for m in dict.fromkeys(chosen) if has_values(results, m)]
     if picked:
         return tuple(picked)
     for fallback in (("mze", "mae"), ("auc",)):
-        found = [m for m in fallback if has(m)]
+        found = [m for m in fallback if has_values(results, m)]
         if found:
             return tuple(found)
     return ("auc",)

@@ -30,6 +30,7 @@ from ordauc.report.load import (
     Names,
     base_solver_of,
     display_name,
+    has_values,
     is_wrapper,
     load_results,
     solver_meta,
@@ -41,7 +42,7 @@ from ordauc.report.load import (
 from ordauc.report.regions import regions_data, write_regions
 from ordauc.report.size_boxes import write_size_boxes
 from ordauc.report.sweeps import study_sweeps, sweep_data, write_sweeps
-from ordauc.report.tables import has_values, metric_of
+from ordauc.report.tables import metric_of
 from ordauc.report.tuning_curves import read_scores, tuning_curves, write_tuning_curves
 
 if TYPE_CHECKING:

@@ -62,8 +62,6 @@ def _chosen(row: pd.Series, defaults: dict[str, Any]) -> dict[str, Any]:
 def regions_data(directory: Path, results: pd.DataFrame) -> list[Regions]:
     """The decision regions of every two-feature dataset of the study ([] where the folder
     keeps no config, or no dataset has two features)."""
-    from sklearn.base import clone
-
     from ordauc import data, metrics, solvers
     from ordauc.errors import UserError
     from ordauc.experiment.cell import standardized, training_arrays
@@ -98,7 +96,7 @@ def regions_data(directory: Path, results: pd.DataFrame) -> list[Regions]:
             split = split_of(cell, ds, config)
             X, y = training_arrays(cell, ds, split)
             info = solvers.info(cell.solver.name)
-            estimator = clone(solvers.get(cell.solver.name, **cell.solver.params))
+            estimator = solvers.get(cell.solver.name, **cell.solver.params)  # a fresh one
             params = _chosen(row.iloc[0], info.defaults)
             if "random_state" in info.defaults:
                 params["random_state"] = cell.solver_seed

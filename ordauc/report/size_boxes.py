@@ -17,7 +17,14 @@ import pandas as pd
 from ordauc.metrics import METRICS
 from ordauc.report.figdata import size_axis
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import OK, by_selection, display_name, solver_names, solver_order
+from ordauc.report.load import (
+    OK,
+    by_selection,
+    display_name,
+    has_values,
+    solver_names,
+    solver_order,
+)
 
 MIN_REPETITIONS = 3  # fewer values per box draw no box worth the name
 
@@ -91,8 +98,6 @@ def write_size_boxes(results: pd.DataFrame, datasets: list[str], metrics: tuple[
                      out_dir: Path, stems: dict[str, str], colours: dict[str, str]
                      ) -> list[Path]:
     """``boxes_<metric>_<stem>`` per dataset that varies n_labeled with repeated draws."""
-    from ordauc.report.tables import has_values
-
     written: list[Path] = []
     for dataset in datasets:
         if not wanted(results, dataset):

@@ -264,14 +264,6 @@ def rank_rows(values: pd.DataFrame, lower_is_better: bool) -> pd.DataFrame:
     return pd.DataFrame(ranks, index=values.index, columns=values.columns)
 
 
-def has_values(results: pd.DataFrame, metric: str) -> bool:
-    """True when some finished run of ``results`` has a value of ``metric``."""
-    if metric not in results.columns or "status" not in results.columns:
-        return False
-    values = pd.to_numeric(results.loc[results["status"] == OK, metric], errors="coerce")
-    return bool(np.isfinite(values).any())
-
-
 def metric_table(results: pd.DataFrame | Arranged, metric: str) -> MetricTable:
     """The table of ``metric`` (a name of :data:`ordauc.metrics.METRICS`) over ``results``."""
     spec = metric_of(metric)

@@ -13,26 +13,29 @@ import pandas as pd
 from ordauc.metrics import METRICS
 from ordauc.report import compare_render, stats, stats_render
 from ordauc.report.files import write_texts
-from ordauc.report.load import OK, failure_counts, task_groups
+from ordauc.report.load import OK, failure_counts, has_values, task_groups
 from ordauc.report.table_render import frame_csv, to_csv, to_latex, to_markdown
 from ordauc.report.tables import (
     DECIMALS,
     Arranged,
     MetricTable,
     arrange,
-    has_values,
     metric_of,
     metric_table,
 )
 
 
+def table_texts(table: MetricTable, stem: str, decimals: int = DECIMALS) -> dict[str, str]:
+    """``<stem>.md``, ``.csv`` and ``.tex`` of a table: file name -> text."""
+    return {f"{stem}.md": to_markdown(table, decimals), f"{stem}.csv": to_csv(table),
+            f"{stem}.tex": to_latex(table, decimals)}
+
+
 def write_table(table: MetricTable, out_dir: Path, stem: str | None = None,
                 decimals: int = DECIMALS) -> list[Path]:
     """Write ``<stem>.md``, ``.csv`` and ``.tex`` (stem ``table_<metric>``); the paths."""
-    stem = stem or f"table_{table.metric.name}"
-    return write_texts(out_dir, {f"{stem}.md": to_markdown(table, decimals),
-                                 f"{stem}.csv": to_csv(table),
-                                 f"{stem}.tex": to_latex(table, decimals)})
+    return write_texts(out_dir, table_texts(table, stem or f"table_{table.metric.name}",
+                                            decimals))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,8 +108,7 @@ def _cv_time_section(arranged: Arranged, task: str | None, texts: dict[str, str]
         return texts, summary
     stem = "table_cv_time_s" if task is None else f"table_cv_time_s_{task}"
     table = metric_table(arranged, "cv_time_s")
-    texts = texts | {f"{stem}.md": to_markdown(table), f"{stem}.csv": to_csv(table),
-                     f"{stem}.tex": to_latex(table)}
+    texts = texts | table_texts(table, stem)
     fastest = ", ".join(table.best_average) or "none (no dataset where every run finished)"
     heading = "## CV time (s)" if task is None else f"## CV time (s), {task} datasets"
     return texts, [*summary, "", heading, "",
@@ -126,9 +128,7 @@ def _metric_section(arranged: Arranged, name: str, task: str | None, alpha: floa
     table = metric_table(arranged, name)
     wdl = stats.win_draw_loss(table, alpha)
     fried = stats.friedman(table, alpha)
-    texts = texts | {
-        f"table_{stem}.md": to_markdown(table), f"table_{stem}.csv": to_csv(table),
-        f"table_{stem}.tex": to_latex(table),
+    texts = texts | table_texts(table, f"table_{stem}") | {
         f"wdl_{stem}.md": stats_render.wdl_markdown(wdl),
         f"wdl_{stem}.csv": stats_render.wdl_csv(wdl),
         f"wdl_{stem}.tex": stats_render.wdl_latex(wdl),
