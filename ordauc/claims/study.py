@@ -1,0 +1,147 @@
+"""A study's results as the claim checks read them, and the checking of every claim on one
+study or on all the studies of a folder.
+
+A study is named by the file stem of the config it ran (``qs3orao`` for ``configs/qs3orao.yaml``
+and for its offline twin ``configs/offline/qs3orao.yaml``); a claim names the studies whose runs
+decide it. On a study's own page every claim of its paper is listed: those decided by another
+study's runs are UNDECIDABLE, naming that config. Over a folder of studies (the index page) a
+claim takes the outcome of the first of its studies present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ordauc.claims.registry import CLAIMS, UNDECIDABLE, Claim, Outcome, undecidable
+
+
+@dataclass
+class Study:
+    """The tables of one study's results folder.
+
+    ``results`` has every row whatever its status (:func:`ordauc.report.load.load_results`);
+    ``curves`` and ``tuning`` are the side tables (None where the folder has none); ``offline``
+    marks an offline twin (reduced data), which the outcomes mention.
+    """
+
+    name: str
+    results: pd.DataFrame
+    curves: pd.DataFrame | None = None
+    tuning: pd.DataFrame | None = None
+    offline: bool = False
+    directory: Path | None = None
+    config: object | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_folder(cls, directory: str | Path) -> Study:
+        """Read a results folder of ``ordauc run``."""
+        from ordauc.experiment.results import CURVES_NAME, TUNING_NAME
+        from ordauc.experiment.study import read_study_record
+        from ordauc.report.load import load_results, study_config
+
+        directory = Path(directory)
+        record = read_study_record(directory)
+        name = record.stem if record else directory.name
+        offline = record.offline if record else directory.parent.name == "offline"
+        return cls(name=name, results=load_results(directory),
+                   curves=_side_table(directory / CURVES_NAME),
+                   tuning=_side_table(directory / TUNING_NAME), offline=offline,
+                   directory=directory, config=study_config(directory))
+
+
+def _side_table(path: Path) -> pd.DataFrame | None:
+    """A side table (curves, tuning scores) with its numeric columns as numbers, or None."""
+    from ordauc.experiment.results import read_table
+
+    if not path.is_file():
+        return None
+    header, rows = read_table(path)
+    if not header:
+        return None
+    table = pd.DataFrame.from_records(rows, columns=header)
+    for column in ("repetition", "n_labeled", "n_unlabeled", "iteration", "time_s", "value",
+                   "score"):
+        if column in table.columns:
+            table[column] = pd.to_numeric(table[column], errors="coerce")
+    return table
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A claim's outcome, and the study that decided it ('' when none could)."""
+
+    claim: Claim
+    outcome: Outcome
+    study: str = ""
+
+
+def papers_of(study_name: str) -> list[str]:
+    """The papers whose claims some of this study's runs decide, in registry order."""
+    return list(dict.fromkeys(c.paper for c in CLAIMS.values() if study_name in c.studies))
+
+
+def _needs(claim: Claim) -> str:
+    configs = " or ".join(f"configs/{s}.yaml" for s in claim.studies)
+    return f"decided by the runs of {configs}, which are not in this folder"
+
+
+def _run(claim: Claim, study: Study) -> Outcome:
+    outcome = claim.check(study)
+    if study.offline and outcome.verdict != UNDECIDABLE:
+        outcome = Outcome(outcome.verdict, outcome.statistic,
+                          f"{outcome.evidence} (offline twin: reduced data)", outcome.reading)
+    return outcome
+
+
+def check_claims(studies: Iterable[Study], papers: Iterable[str] | None = None) -> list[Finding]:
+    """Every claim of ``papers`` (default: the papers the studies' runs speak to) checked on
+    the first of its studies present in ``studies``; composite claims last, on the outcomes of
+    the others."""
+    by_name: dict[str, Study] = {}
+    for study in studies:
+        by_name.setdefault(study.name, study)
+    wanted = list(papers) if papers is not None else list(dict.fromkeys(
+        p for name in by_name for p in papers_of(name)))
+    found: dict[str, Finding] = {}
+    for claim in CLAIMS.values():
+        if claim.paper not in wanted or claim.composite:
+            continue
+        present = [by_name[s] for s in claim.studies if s in by_name]
+        if not present:
+            found[claim.id] = Finding(claim, undecidable(_needs(claim)))
+            continue
+        found[claim.id] = Finding(claim, _run(claim, present[0]), present[0].name)
+    outcomes = {key: f.outcome for key, f in found.items()}
+    for claim in CLAIMS.values():
+        if claim.paper in wanted and claim.composite:
+            found[claim.id] = Finding(claim, claim.check(outcomes))
+            outcomes[claim.id] = found[claim.id].outcome
+    return sorted(found.values(), key=lambda f: order_key(f.claim))
+
+
+def order_key(claim: Claim) -> tuple[int, int, int, str]:
+    """Papers in :data:`PAPERS` order; per paper the result claims by number, then the
+    protocol statements (``QS3-P2``), then the checks of the unlabeled rows (``U-ORD``)."""
+    from ordauc.claims.registry import PAPERS
+
+    tail = claim.id.rsplit("-", 1)[-1]
+    kind = 0 if tail.isdigit() else 1 if tail[:1] == "P" and tail[1:].isdigit() else 2
+    number = int(tail) if kind == 0 else int(tail[1:]) if kind == 1 else 0
+    return list(PAPERS).index(claim.paper), kind, number, claim.id
+
+
+def findings_table(findings: list[Finding]) -> pd.DataFrame:
+    """The claims table: ``paper, claim, verdict, statistic, evidence, rule``, plus the
+    ``study`` that decided each and the ``reading`` of its rule."""
+    from ordauc.claims.registry import PAPERS
+
+    return pd.DataFrame([{
+        "paper": PAPERS[f.claim.paper], "claim": f.claim.label, "verdict": f.outcome.verdict,
+        "statistic": f.outcome.statistic, "evidence": f.outcome.evidence,
+        "rule": f.claim.rule, "reading": f.outcome.reading, "study": f.study,
+    } for f in findings], columns=["paper", "claim", "verdict", "statistic", "evidence", "rule",
+                                   "reading", "study"])
