@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results
 
-.PHONY: install test quickstart twins bench reproduce reproduce-npsvor reproduce-auc-dcd lint clean
+.PHONY: install test test-all quickstart bench reproduce reproduce-offline lint clean
 
 $(BIN)/ordauc: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,20 +14,18 @@ $(BIN)/ordauc: pyproject.toml
 
 install: $(BIN)/ordauc  ## create .venv and install ordauc with its test tools
 
-test: install  ## the whole test suite (offline)
+test: install  ## the fast tests (offline, a few minutes): everything but the `slow` ones
+	$(BIN)/pytest -q -m "not slow"
+
+test-all: install  ## every test, the offline twins end to end included (CI runs this)
 	$(BIN)/pytest -q
 
 lint: install
-	$(BIN)/ruff check ordauc tests benchmarks
+	$(BIN)/ruff check ordauc tests benchmarks .ci
 
 quickstart: install  ## the offline quickstart: run, then figures
 	$(BIN)/ordauc run configs/quickstart.yaml --out $(OUT)/quickstart --n-jobs 2
 	$(BIN)/ordauc plot $(OUT)/quickstart
-
-twins: install  ## the QSG papers' offline twins (configs/offline), run and plotted
-	for study in qsg_s2auc qs3orao qsg_s2auc_time qs3orao_time; do \
-	    $(BIN)/ordauc run configs/offline/$$study.yaml --out $(OUT)/offline/$$study && \
-	    $(BIN)/ordauc plot $(OUT)/offline/$$study || exit 1; done
 
 bench: install  ## speed and memory benchmarks (about 90 minutes); figures go to benchmarks/
 	$(BIN)/python benchmarks/bench_qsg.py
@@ -37,27 +35,39 @@ bench: install  ## speed and memory benchmarks (about 90 minutes); figures go to
 	$(BIN)/python benchmarks/bench_crossover.py
 	$(BIN)/python benchmarks/bench_npsvor_scale.py
 
-reproduce: install  ## the QSG papers' experiments: fetch the data, run, plot (days of compute)
-	$(BIN)/ordauc fetch codrna ijcnn1 susy covtype higgs skin dota2 unclonable \
-	    road3d sgemm year yolanda baby beauty clothes pet
-	for study in qsg_s2auc_time qs3orao_time qsg_s2auc qs3orao; do \
-	    $(BIN)/ordauc run configs/$$study.yaml --out $(OUT)/$$study && \
-	    $(BIN)/ordauc plot $(OUT)/$$study || exit 1; done
+# Every study of the four papers (a config each; configs/offline holds their reduced twins).
+STUDIES := qsg_s2auc qsg_s2auc_time qs3orao qs3orao_time npsvor npsvor_toy npsvor_eps \
+           npsvor_tolerance npsvor_scale npsvor_movielens auc_dcd
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
+PROFILE ?= paper
+RUN_FLAGS ?=
+FETCH_FLAGS ?= $(if $(MIRROR),--mirror $(MIRROR))
+SUFFIX  := $(if $(filter quick,$(PROFILE)),-quick)
 
-reproduce-npsvor: install  ## the NPSVOR paper: comparison (Tables II-V, Figs. 5-6), Figs. 2, 3, 4, 7 and 8
-	$(BIN)/ordauc fetch contact-lenses pasture squash-stored squash-unstored tae newthyroid \
-	    balance-scale swd car bondrate toy eucalyptus lev automobile winequality-red esl era \
-	    boston abalone bank computer california census movielens
-	for study in npsvor npsvor_toy npsvor_eps npsvor_tolerance npsvor_scale npsvor_movielens; do \
-	    $(BIN)/ordauc run configs/$$study.yaml --out $(OUT)/$$study && \
-	    $(BIN)/ordauc report $(OUT)/$$study && \
-	    $(BIN)/ordauc plot $(OUT)/$$study || exit 1; done
+# One study per line of $(1) (config stems) from config folder $(2) into $(3)/<stem>: fetch its
+# data, run it (a failed cell is recorded and does not stop the pipeline: exit 1; bad input or
+# an interruption does), then its figures and report page; then the index page over $(3).
+define pipeline
+	@for s in $(1); do \
+	    echo "== $(2)/$$s.yaml -> $(3)/$$s$(SUFFIX)"; \
+	    $(BIN)/ordauc fetch $(2)/$$s.yaml --quiet $(FETCH_FLAGS) || exit $$?; \
+	    $(BIN)/ordauc run $(2)/$$s.yaml --out $(3)/$$s$(SUFFIX) --n-jobs $(JOBS) \
+	        --profile $(PROFILE) $(RUN_FLAGS); \
+	    code=$$?; [ $$code -le 1 ] || exit $$code; \
+	    $(BIN)/ordauc plot $(3)/$$s$(SUFFIX) > /dev/null || exit $$?; \
+	    $(BIN)/ordauc report $(3)/$$s$(SUFFIX) > /dev/null || exit $$?; \
+	done
+	$(BIN)/ordauc report $(3)
+endef
 
-reproduce-auc-dcd: install  ## the AUC-DCD paper: Table 2 beside the published values, Figure 2
-	$(BIN)/ordauc fetch sonar fourclass german svmguide3 dna svmguide4 pendigits vowel letter sector
-	$(BIN)/ordauc run configs/auc_dcd.yaml --out $(OUT)/auc_dcd
-	$(BIN)/ordauc report $(OUT)/auc_dcd --metric auc
-	$(BIN)/ordauc plot $(OUT)/auc_dcd
+reproduce: install  ## every figure, table and claim of the four papers (days of compute; resumable)
+	$(call pipeline,$(STUDIES),configs,$(OUT))
+
+reproduce-offline: install  ## the same pipeline on the offline twins into results/offline
+	$(call pipeline,$(STUDIES),configs/offline,$(OUT)/offline)
+
+reproduce-%: install  ## one study and the index page, e.g. make reproduce-npsvor_eps
+	$(call pipeline,$*,configs,$(OUT))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

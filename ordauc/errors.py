@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import errno
+from pathlib import Path
+
+# What a write on a full disk fails with: no space, a quota exceeded, a file-size limit.
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
 
 class UserError(Exception):
     """Bad input: the message is one sentence naming what is wrong and what is allowed.
@@ -17,6 +23,23 @@ class NetworkError(UserError):
     the input, so a script may retry later. Exit code 3."""
 
     exit_code = 3
+
+
+class DiskFull(UserError):
+    """A write found no room on its disk (or went over a quota or a file-size limit): not the
+    input's fault and not a cell's, so exit code 1. Whatever was being written is left out
+    whole (no half line, no temporary file, no part of a set of figures or tables); the
+    message names the folder and says to free space and run the same command again."""
+
+    exit_code = 1
+
+    @classmethod
+    def at(cls, folder: Path | str, what: str, kept: str = "") -> DiskFull:
+        """The error for writing ``what`` into ``folder``; ``kept`` says what stays as it was
+        (e.g. "every finished cell is kept")."""
+        tail = f", {kept}" if kept else ""
+        return cls(f"the disk holding {folder} is full (no room for {what}); free some space "
+                   f"and run the same command again{tail}")
 
 
 class ResourceLimitError(RuntimeError):

@@ -18,6 +18,24 @@ if str(TESTS_DIR) not in sys.path:
 import runner_solvers  # noqa: E402
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _calibration_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Dry runs keep their solver calibrations in the session's own cache, not the user's, and
+    print no cost estimate (its calibration fits solvers in-process, which tests counting fits
+    would see): tests/test_estimate.py turns it on where it is the subject."""
+    import os
+
+    before = {k: os.environ.get(k) for k in ("ORDAUC_CACHE", "ORDAUC_ESTIMATE")}
+    os.environ["ORDAUC_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["ORDAUC_ESTIMATE"] = "0"
+    yield
+    for key, value in before.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
 @pytest.fixture
 def test_solvers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the estimators of ``tests/runner_solvers.py`` for one test."""

@@ -53,6 +53,7 @@ def test_the_readme_example_is_short_and_complete() -> None:
     assert "class RbfSVC" in code and "decision_function" in code
 
 
+@pytest.mark.slow
 def test_a_solver_from_a_file_runs_plots_and_reports_like_a_builtin(plugin_dir: Path,
                                                                     tmp_path: Path) -> None:
     config = tmp_path / "study.yaml"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 GRID = {"lam": [0.25, 1.0], "sigma": [0.5, 2.0], "gamma": [0.2, 0.8]}
 STUDY = {
@@ -49,6 +50,7 @@ def test_shared_passes_choose_the_points_one_fit_per_point_chooses(write_config,
     assert (shared["config_hash"] != alone["config_hash"]).all()
 
 
+@pytest.mark.slow
 def test_shared_passes_agree_on_the_offline_twins(write_config, cli, tmp_path: Path) -> None:
     """Both QSG papers' offline twins (configs/offline/), first dataset, one trial, the largest
     unlabeled size: their grids, iterations and tuning, shared passes against one fit per

@@ -19,6 +19,8 @@ from ordauc.data.catalog import CATALOG
 from ordauc.experiment.plan import make_plan, split_of
 from ordauc.metrics import METRICS as REGISTRY
 
+pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
+
 TWIN = REPO / "configs" / "offline" / "npsvor.yaml"
 CHU = ["pyrimidines", "machinecpu", "boston", "stocks", "abalone"]
 SURVEY = ["tae", "era", "car"]

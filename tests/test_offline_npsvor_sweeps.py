@@ -16,6 +16,8 @@ from ordauc.errors import UserError
 from ordauc.report.load import load_results
 from ordauc.report.sweeps import study_sweeps, sweep_data
 
+pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
+
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 

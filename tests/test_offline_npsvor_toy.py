@@ -8,11 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from ordauc import data
 from ordauc.report.load import load_results
 from ordauc.report.regions import regions_data
+
+pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 

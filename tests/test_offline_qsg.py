@@ -14,6 +14,8 @@ import yaml
 
 from ordauc.report.figdata import auc_panel, time_curves
 
+pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
+
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 Cli = Callable[..., tuple[int, str, str]]
 

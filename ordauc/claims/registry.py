@@ -11,7 +11,8 @@ A claim is registered with :func:`claim` on its check function::
 
 ``studies`` names the configs (by file stem) whose runs decide the claim; checking a claim on
 a folder that serves another study gives UNDECIDABLE naming them, without calling the check.
-``composite`` claims read other claims' outcomes (:attr:`Study.outcomes`) instead of rows.
+``composite`` claims are called with the other claims' outcomes (a dict by claim id) instead
+of a study, once every other claim is decided.
 """
 
 from __future__ import annotations

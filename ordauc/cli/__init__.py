@@ -2,17 +2,19 @@
 
 User errors (:class:`ordauc.errors.UserError`) print one sentence on stderr, no traceback, and
 exit with code 2 (3 for a download that failed on every source,
-:class:`ordauc.errors.NetworkError`). Heavy imports happen inside the commands, so ``ordauc
---help`` stays instant.
+:class:`ordauc.errors.NetworkError`; 1 for a full disk, :class:`ordauc.errors.DiskFull`, also
+where a write the commands do not expect to fail finds no room). Heavy imports happen inside
+the commands, so ``ordauc --help`` stays instant.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
-from ordauc.errors import UserError
+from ordauc.errors import NO_SPACE, DiskFull, UserError
 
 app = typer.Typer(
     name="ordauc",
@@ -42,3 +44,13 @@ def main(argv: list[str] | None = None) -> None:
     except UserError as exc:
         print(f"ordauc: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except OSError as exc:
+        if exc.errno not in NO_SPACE:
+            raise
+        # a write no command names itself (a lock file, a data cache): still one sentence
+        where = Path(str(exc.filename)) if exc.filename else None
+        full = (DiskFull.at(where.parent, where.name) if where is not None else
+                DiskFull("a disk ordauc writes to is full; free some space and run the same "
+                         "command again"))
+        print(f"ordauc: error: {full}", file=sys.stderr)
+        sys.exit(full.exit_code)

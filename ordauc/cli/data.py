@@ -59,7 +59,8 @@ def _count(entry: Entry, field: str, value: int) -> str:
 
 @app.command("fetch")
 def fetch_cmd(
-    names: list[str] = typer.Argument(None, help="Dataset names (see `ordauc datasets`)."),  # noqa: B008
+    names: list[str] = typer.Argument(None, help="Dataset names (see `ordauc datasets`), or "  # noqa: B008
+                                      "config files (*.yaml): the datasets they name."),
     all_: bool = typer.Option(False, "--all", help="Fetch every dataset of the catalogue."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=_DATA_DIR_HELP),  # noqa: UP045, B008
     mirror: list[str] = typer.Option(  # noqa: B008
@@ -79,9 +80,28 @@ def fetch_cmd(
     if not all_ and not names:
         raise UserError("name at least one dataset to fetch (or --all); `ordauc datasets` "
                         "lists them")
-    chosen = list(CATALOG) if all_ else names
+    chosen = list(CATALOG) if all_ else _expand_configs(names)
+    if not chosen:
+        typer.echo("nothing to fetch: every dataset of the given config(s) is built in")
+        return
     fetch(chosen, resolve_data_dir(data_dir), mirror, force=force, progress=not quiet,
           echo=lambda text: typer.echo(text, err=text.startswith("warning")))
+
+
+def _expand_configs(names: list[str]) -> list[str]:
+    """Names as given, a config file (``*.yaml``) replaced by the datasets it names that are
+    not built in (those need no fetch)."""
+    from ordauc.config import load_config
+    from ordauc.data.builtin import BUILTIN
+
+    chosen: list[str] = []
+    for name in names:
+        if name.endswith((".yaml", ".yml")):
+            chosen += [d.name for d in load_config(Path(name)).datasets
+                       if d.name not in BUILTIN]
+        else:
+            chosen.append(name)
+    return list(dict.fromkeys(chosen))
 
 
 def _short(licence: str) -> str:

@@ -50,7 +50,8 @@ def run_cmd(
         metavar="CONFIG", show_default=False)],
     out: Annotated[Path | None, typer.Option(
         "--out", help="Output folder (default: results/STEM, STEM being the config's file "
-        "name without .yaml).",
+        "name without .yaml; results/offline/STEM for a config in a folder named offline). "
+        "A folder serves one study: another config into it is refused.",
         show_default=False)] = None,
     n_jobs: Annotated[int, typer.Option(
         "--n-jobs", "-j", help="Cells run at once; -1 = one per core.")] = 1,
@@ -77,25 +78,46 @@ def run_cmd(
         "(e.g. 12GB); a cell whose solver needs more is recorded as skipped without starting. "
         "Default: the config's memory_limit, else 80% of this machine's memory.",
         show_default=False)] = None,
+    estimate: Annotated[bool, typer.Option(
+        "--estimate/--no-estimate", envvar="ORDAUC_ESTIMATE",
+        help="With --dry-run: end with the estimated core-hours and wall time per solver, "
+        "calibrated by timing each solver's fits on small synthetic data in this process "
+        "(kept per machine in $ORDAUC_CACHE, else ~/.cache/ordauc) or scaled by the folder's "
+        "finished rows.")] = True,
     debug: Annotated[bool, typer.Option(
         "--debug", help="Run the first cell that is not done in this process, without fork or "
         "timeout, and show its full traceback if it fails; write nothing.")] = False,
+    profile: Annotated[str, typer.Option(
+        "--profile", help="paper: every repetition, every grid point fitted on every inner "
+        "fold (the papers' protocol). quick: the first 3 repetitions, each grid searched by "
+        "successive halving (factor 3; inside the pass for QSG), into its own folder "
+        "(default results/STEM-quick); its rows say profile quick.",
+        metavar="paper|quick")] = "paper",
 ) -> None:
     """`ordauc run`: see RUN_HELP."""
     from ordauc.config import load_config
     from ordauc.config_values import memory_bytes
+    from ordauc.errors import UserError
     from ordauc.experiment import RunOptions
     from ordauc.experiment.backends import make_backend
+    from ordauc.experiment.halving import PROFILES
+    from ordauc.experiment.study import StudyRecord, default_out
 
+    if profile not in PROFILES:
+        raise UserError(f"--profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     make_backend(backend, n_jobs, scheduler)  # a bad option fails before the config is read
     settings = load_config(config)
-    options = RunOptions(out=out if out is not None else Path("results") / config.stem,
+    text = config.read_text(encoding="utf-8")
+    study = StudyRecord.of(config, text, profile)
+    options = RunOptions(out=out if out is not None else default_out(study),
                          n_jobs=n_jobs, backend=backend, scheduler=scheduler, force=force,
-                         rerun_older=rerun_older, config_text=config.read_text(encoding="utf-8"),
+                         rerun_older=rerun_older, config_text=text, study=study,
+                         profile=profile,
                          data_dir=None if data_dir is None else str(data_dir),
                          memory_limit=memory_bytes(memory_limit, "--memory-limit"))
     if dry_run:
-        _print_dry_run(settings, options)
+        typer.echo(f"{'profile':8} {PROFILE_NOTES[profile]}")
+        _print_dry_run(settings, options, estimate)
         return
     if debug:
         from ordauc.experiment import debug_cell
@@ -116,6 +138,13 @@ def run_cmd(
     print(summary.line(), file=sys.stderr)
     if summary.failed:
         raise typer.Exit(1)
+
+
+PROFILE_NOTES = {
+    "paper": "paper (every repetition, the full grid search on every inner fold)",
+    "quick": "quick (the first 3 repetitions of each dataset, grids searched by successive "
+             "halving)",
+}
 
 
 class Terminated(KeyboardInterrupt):
@@ -143,7 +172,7 @@ def _sigterm_interrupts() -> Iterator[None]:
 SHOWN = {"older": "done (older code)"}  # dry-run words for a cell state
 
 
-def _print_dry_run(config: Config, options: RunOptions) -> None:
+def _print_dry_run(config: Config, options: RunOptions, estimate: bool = True) -> None:
     from ordauc.experiment import dry_run
 
     report = dry_run(config, options)
@@ -171,3 +200,44 @@ def _print_dry_run(config: Config, options: RunOptions) -> None:
         names = report.unfetched
         typer.echo(f"not fetched yet: {', '.join(names)}; `ordauc fetch {' '.join(names)}` "
                    "gets them, and `ordauc run` refuses to start until then")
+    if estimate:
+        _print_estimate(report, options, config)
+
+
+def _print_estimate(report: object, options: RunOptions, config: Config) -> None:
+    """The cost of the cells still to run, per solver and in total, on this machine."""
+    import os
+
+    from ordauc.experiment.estimate import (
+        busy,
+        core_hours,
+        estimate_cells,
+        human,
+        scale_by_rows,
+        wall_seconds,
+    )
+    from ordauc.experiment.preflight import default_memory_limit
+    from ordauc.experiment.runner import KEPT_STATES
+
+    todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
+    if not todo:
+        return
+    done = [s.cell for s in report.states if s.state in KEPT_STATES]
+    cores = os.cpu_count() or 1
+    jobs = cores if options.n_jobs == -1 else max(1, options.n_jobs)
+    limit = options.memory_limit or config.memory_limit or default_memory_limit()
+    costs, _ = estimate_cells(todo, report.sizes, memory_share=limit // jobs)
+    scale_by_rows(costs, done, report.sizes, report.rows)
+    typer.echo(f"\nestimated cost of the {len(todo)} cells to run (this machine, "
+               f"{cores} cores, --n-jobs {jobs}):")
+    width = max(len(label) for label in costs)
+    for label, cost in costs.items():
+        skipped = f"; {cost.skipped} over the memory limit" if cost.skipped else ""
+        typer.echo(f"  {label:{width}}  {cost.cells:6} cells {cost.fits:8} fits  "
+                   f"{cost.seconds / 3600:10.3g} core-h  ({human(cost.seconds)}; "
+                   f"{cost.source}{skipped})")
+    typer.echo(f"  {'total':{width}}  {core_hours(costs):.3g} core-hours; about "
+               f"{human(wall_seconds(costs, jobs))} of wall time at --n-jobs {jobs}")
+    if busy():
+        typer.echo(f"  (other work loads this machine, load average {os.getloadavg()[0]:.1f} "
+                   f"on {cores} cores: timings taken now read high)")

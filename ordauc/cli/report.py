@@ -60,19 +60,31 @@ def report(
         "--alpha", help="Significance level of the Wilcoxon and Friedman tests.",
         min=0.0, max=1.0)] = 0.05,
 ) -> None:
-    """Tables of a results folder: mean +- std per dataset and solver with the best in bold and
+    """A study's page and tables, or the index over a folder of studies.
+
+    For a results folder: DIR/report/index.html, one self-contained page (claims with their
+    verdicts, tables, figures, protocol, provenance), and the tables: mean +- std per dataset
+    and solver with the best in bold and
     average ranks (the NPSVOR paper's Tables II-III), Wilcoxon win/draw/loss counts (Table IV)
     and the Friedman test with Nemenyi and Wilcoxon-Holm post-hoc tests, as Markdown, CSV and
     LaTeX into DIR/report (or --out); where the results ran a paper's published table's solvers
-    on its datasets (AUC-DCD Table 2), that table beside ours. The summary is printed.
-    """
-    from ordauc.report.load import load_results, study_metrics
-    from ordauc.report.write import write_report
+    on its datasets (AUC-DCD Table 2), that table beside ours; the verdict on each claim of the
+    study's paper in claims.csv. The summary is printed.
 
-    results = load_results(directory)
-    written = write_report(results, out if out is not None else directory / "report",
-                           metrics=tuple(metric or study_metrics(directory, results)),
-                           alpha=alpha)
-    typer.echo(written.summary)
-    for path in written:
+    For a folder of results folders (results/): each study's report, then DIR/index.html over
+    them with every claim decided by the study that can decide it (DIR/claims.csv).
+    """
+    from ordauc.report.publish import report_folder, report_study
+
+    if directory.is_dir() and not (directory / "results.csv").exists():
+        if out is not None or metric:
+            from ordauc.errors import UserError
+
+            raise UserError("--out and --metric apply to one study's folder, not to a folder "
+                            "of studies")
+        summary, paths = report_folder(directory, alpha)
+    else:
+        summary, paths = report_study(directory, out, tuple(metric) if metric else None, alpha)
+    typer.echo(summary)
+    for path in paths:
         typer.echo(str(path), err=True)

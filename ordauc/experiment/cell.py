@@ -9,7 +9,9 @@ traceback kept for ``OUT/logs``), :class:`~ordauc.errors.ResourceLimitError` giv
 and a task past its timeout is killed and gives ``timeout``, for every cell of the task. The
 estimator arrives already built by the parent and the dataset as a handle, so workers never
 consult the solver registry. :func:`measure` is the work itself, which ``ordauc run --debug``
-calls in-process to let exceptions through.
+calls in-process to let exceptions through. Under the ``quick`` profile an inner-CV search is
+successive halving (:class:`~ordauc.experiment.halving.HalvingCV`); every row names its
+profile.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from threadpoolctl import threadpool_limits
 from ordauc.config import Config
 from ordauc.errors import ResourceLimitError
 from ordauc.experiment.evaluate import CurveRecorder, evaluate
+from ordauc.experiment.halving import HalvingCV
 from ordauc.experiment.isolate import CellTimeout, ChildDied, run_isolated
 from ordauc.experiment.plan import Cell, split_of
 from ordauc.experiment.preflight import SplitSizes
@@ -118,7 +121,7 @@ def identity(task: CellTask, i: int = 0) -> dict[str, Any]:
             "n_test": sizes.n_test, "eval_set": task.config.evaluate,
             "fit_key": cell.fit_key, "shared_fit": task.shared_fit,
             "tuning": cell.tuning.kind if cell.tuned else "none",
-            "cv_metric": cell.cv_metric,
+            "cv_metric": cell.cv_metric, "profile": cell.profile,
             "split_seed": cell.seeds.inner, "solver_seed": cell.solver_seed,
             "config_hash": cell.config_hash, **task.provenance}
 
@@ -193,8 +196,13 @@ def measure(task: CellTask) -> list[dict[str, Any]]:
         folds = (cv_folds(y[:n_labeled], y.size - n_labeled, cell.tuning.folds,
                           cell.seeds.inner, split_unlabeled=OWN in names)
                  if cell.tuned else [])
-        tuner = InnerCV(folds, names, cell.task, dataset.n_classes, describe,
-                        shared=cell.tuning.shared, max_bytes=task.memory_budget)
+        if cell.profile == "quick":
+            tuner = HalvingCV(folds, names, cell.task, dataset.n_classes, describe,
+                              shared=cell.tuning.shared, max_bytes=task.memory_budget,
+                              seed=cell.seeds.inner)
+        else:
+            tuner = InnerCV(folds, names, cell.task, dataset.n_classes, describe,
+                            shared=cell.tuning.shared, max_bytes=task.memory_budget)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         tuned = tuner.tune(estimator, X, y, cell.solver.grid)

@@ -17,6 +17,13 @@ fitted once per (dataset, repetition, n_labeled), and every ``n_unlabeled`` row 
 own evaluation set. The exception is a solver tuned on the evaluation rows (``tuning: test``)
 when those rows are the unlabeled ones (``evaluate: unlabeled``): its choice depends on
 ``n_unlabeled``, so each cell fits its own.
+
+The profile (``ordauc run --profile``): ``paper`` plans every repetition and searches each grid
+in full; ``quick`` plans the first :data:`~ordauc.experiment.halving.QUICK_REPEATS`
+repetitions of each dataset (the same splits as paper's: seeds hash the cell, not the plan)
+and searches by successive halving (:mod:`ordauc.experiment.halving`). A quick cell's settings
+hash includes the profile, so paper and quick rows never stand for each other; a paper cell's
+hash is what it was before profiles existed.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from sklearn.model_selection import ParameterGrid
 
 from ordauc.config import Config, DatasetSpec, ResamplingSpec, SolverSpec, TuningSpec
 from ordauc.errors import UserError
+from ordauc.experiment.halving import PROFILES, QUICK, QUICK_REPEATS
 from ordauc.splits import Split, SplitSeeds, make_split
 
 
@@ -84,6 +92,7 @@ class Cell:
     cv_metric: str = ""  # the metric that selects this row's point ('' when untuned)
     by_metric: bool = False  # the study selects by several metrics: one cell per metric
     resampling: ResamplingSpec = ResamplingSpec()  # the dataset's, train_size resolved
+    profile: str = "paper"  # or "quick": successive halving, the first repetitions
 
     @property
     def key(self) -> str:
@@ -136,13 +145,15 @@ class Plan:
 
 
 def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec,
-                  metric: str | None = None) -> str:
+                  metric: str | None = None, profile: str = "paper") -> str:
     """Hash of everything that shapes a cell's result beyond its key and seeds.
 
     A finished row whose hash differs from the current config's is stale and is run again.
     The timeout and the memory limit are left out: they decide whether a cell finishes, not
     what it computes; of the selection metrics, only the row's own (``metric``; the first
-    when None) counts, so adding a metric to a study adds rows and keeps the others.
+    when None) counts, so adding a metric to a study adds rows and keeps the others. A
+    profile other than ``paper`` is hashed with its halving parameters; ``paper`` adds nothing,
+    so rows made before profiles existed stay done.
     """
     r = resolved_resampling(config, dataset)
     tuning = config.tuning_of(solver)
@@ -158,6 +169,9 @@ def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec,
                 "curves": (config.curves_every if config.curves_until is None
                            else [config.curves_every, config.curves_until]),
                 "seed": config.seed}
+    if profile != "paper":
+        settings["profile"] = [profile, QUICK.factor, QUICK.min_resources,
+                               QUICK.aggressive_elimination]
     text = json.dumps(settings, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
@@ -196,10 +210,13 @@ def repetitions(config: Config, dataset: DatasetSpec, data_dir: str | None) -> l
     return list(r.partitions)
 
 
-def make_plan(config: Config, data_dir: str | None = None) -> Plan:
-    """Every applicable cell of ``config``, in config order."""
+def make_plan(config: Config, data_dir: str | None = None, profile: str = "paper") -> Plan:
+    """Every applicable cell of ``config``, in config order, under ``profile`` (module
+    docstring)."""
     from ordauc import data, solvers
 
+    if profile not in PROFILES:
+        raise UserError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     cells: list[Cell] = []
     skipped = []
     for dataset in config.datasets:
@@ -209,6 +226,8 @@ def make_plan(config: Config, data_dir: str | None = None) -> Plan:
         r = resolved_resampling(config, dataset)
         task = data.task_of(dataset.name)
         reps = repetitions(config, dataset, data_dir)
+        if profile == "quick":
+            reps = reps[:QUICK_REPEATS]
         for solver in config.solvers:
             info = solvers.info(solver.name)
             if task not in info.tasks:
@@ -219,7 +238,8 @@ def make_plan(config: Config, data_dir: str | None = None) -> Plan:
             for metric in tuning.metrics:
                 _check_metric(metric, solver, info.cls, tuned)
             selections = tuning.metrics if tuned else ("",)
-            digests = {m: settings_hash(config, dataset, solver, m or None) for m in selections}
+            digests = {m: settings_hash(config, dataset, solver, m or None, profile)
+                       for m in selections}
             labeled_only = not info.meta.uses_unlabeled
             shares_fit = labeled_only and not (
                 is_tuned(solver) and tuning.kind == "test" and config.evaluate == "unlabeled")
@@ -234,7 +254,7 @@ def make_plan(config: Config, data_dir: str | None = None) -> Plan:
                                 seeds, solver_seed(seeds.inner, solver.name), digests[metric],
                                 labeled_only=labeled_only, shares_fit=shares_fit,
                                 cv_metric=metric, by_metric=len(selections) > 1,
-                                resampling=r))
+                                resampling=r, profile=profile))
     if not cells:
         raise UserError("no solver of the config handles the task of any of its datasets; "
                         "`ordauc solvers` lists the tasks of each solver")

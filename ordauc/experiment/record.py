@@ -16,9 +16,12 @@ from typing import Any
 from ordauc.experiment.results import (
     CURVE_COLUMNS,
     CURVES_NAME,
+    KEPT,
     TUNING_COLUMNS,
     TUNING_NAME,
     ResultsTable,
+    room_for,
+    write_atomically,
 )
 
 LOGS_DIR = "logs"
@@ -32,6 +35,14 @@ class Tables:
         self.results = ResultsTable(out)
         self.curves = ResultsTable(out, CURVES_NAME)
         self.tuning = ResultsTable(out, TUNING_NAME)
+
+    def existing(self) -> list[dict[str, str]]:
+        """The results rows on disk, once every table of the folder has been read: a damaged
+        line in any of the three stops the run before it writes anything (not once the
+        results table has been rewritten)."""
+        self.curves.rows()
+        self.tuning.rows()
+        return self.results.rows()
 
     def open(self, wanted: list[str], todo: set[str], params: list[str]
              ) -> dict[str, dict[str, str]]:
@@ -61,6 +72,8 @@ def record(row: dict[str, Any], tables: Tables, out: Path) -> None:
         tables.tuning.append({k: row[k] for k in TUNING_COLUMNS if k in row} | score)
     if trace:
         log = out / LOGS_DIR / f"{re.sub(r'[^A-Za-z0-9._=-]+', '_', row['key'])}.log"
-        log.parent.mkdir(exist_ok=True)
-        log.write_text(f"{row['key']}\n{row['message']}\n\n{trace}", encoding="utf-8")
+        with room_for(out, LOGS_DIR, KEPT):
+            log.parent.mkdir(exist_ok=True)
+        # whole or not at all, as every file of the folder
+        write_atomically(log, f"{row['key']}\n{row['message']}\n\n{trace}".encode(), KEPT)
     tables.results.append(row)

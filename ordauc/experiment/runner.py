@@ -31,11 +31,11 @@ from ordauc.experiment.record import Tables, record
 from ordauc.experiment.results import (
     CONFIG_COPY,
     DONE_STATUSES,
-    ResultsTable,
     columns,
     provenance,
     write_atomically,
 )
+from ordauc.experiment.study import StudyRecord, check_study, write_study_record
 
 STATUS_ORDER = ("ok", "skipped", "error", "timeout")
 KEPT_STATES = ("done", "older")  # cells whose rows a run keeps as they are
@@ -53,6 +53,8 @@ class RunOptions:
     memory_limit: int | None = None  # bytes; overrides the config's
     rerun_older: bool = False  # run again the done cells that other code made
     config_text: str | None = None  # the study's YAML as given: kept in the folder
+    study: StudyRecord | None = None  # the config the folder serves (study.json)
+    profile: str = "paper"  # or "quick" (ordauc.experiment.halving)
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ def prepare(config: Config, options: RunOptions, skip: list[str] | None = None) 
     if skip is None and missing:
         raise UserError(f"dataset(s) {', '.join(missing)} are not fetched yet; run "
                         f"`ordauc fetch {' '.join(missing)}` first")
-    plan = make_plan(config, options.data_dir)
+    plan = make_plan(config, options.data_dir, options.profile)
     checked = preflight(plan, config, options.data_dir, skip=skip or (),
                         memory_limit=options.memory_limit,
                         n_jobs=backend.parallel_cells() if backend.name == "loky" else 1)
@@ -176,6 +178,8 @@ class DryRun:
     states: list[CellState]
     unfetched: list[str]
     dropped: dict[str, str] = field(default_factory=dict)  # beyond_data: drop; key -> why
+    sizes: dict = field(default_factory=dict)  # split key -> SplitSizes (fetched datasets)
+    rows: list = field(default_factory=list)  # the folder's results rows
 
 
 def dry_run(config: Config, options: RunOptions) -> DryRun:
@@ -187,15 +191,18 @@ def dry_run(config: Config, options: RunOptions) -> DryRun:
     missing = unfetched(config, options.data_dir)
     ready = prepare(config, options, skip=missing)
     plan, checked = ready.plan, ready.checked
+    if options.study is not None:
+        check_study(options.out, options.study)
     states = []
-    for s in survey(plan, _existing_rows(options.out), options.force, checked.skips,
+    rows = _existing_rows(options.out)
+    for s in survey(plan, rows, options.force, checked.skips,
                     provenance(), options.rerun_older):
         if s.state not in KEPT_STATES and s.cell.key in checked.skips:
             s = CellState(s.cell, "skipped", checked.skips[s.cell.key])
         elif s.state == "missing" and s.cell.dataset.name in missing:
             s = CellState(s.cell, s.state, f"needs `ordauc fetch {s.cell.dataset.name}`")
         states.append(s)
-    return DryRun(plan, states, missing, checked.dropped)
+    return DryRun(plan, states, missing, checked.dropped, checked.sizes, rows)
 
 
 def run(config: Config, options: RunOptions) -> Summary:
@@ -207,7 +214,11 @@ def run(config: Config, options: RunOptions) -> Summary:
     plan, checked = ready.plan, ready.checked
     tasks = build_tasks(ready, config, options)  # every estimator, before writing
     _existing_rows(options.out)  # refuses a folder that holds something else, writing nothing
+    if options.study is not None:
+        check_study(options.out, options.study)  # another study's folder: refused, unwritten
     _make_folder(options.out)
+    if options.study is not None:
+        write_study_record(options.out, options.study)
     if options.config_text is not None:  # the folder keeps the study it serves
         write_atomically(options.out / CONFIG_COPY, options.config_text.encode("utf-8"))
     summary = Summary(options.out, not_applicable=len(plan.not_applicable))
@@ -301,9 +312,11 @@ def pending(tasks: list[CellTask], todo: Collection[str]) -> list[CellTask]:
 
 
 def _existing_rows(out: Path) -> list[dict[str, str]]:
+    """The results rows of ``out``, every table of it read first: a damaged line stops here,
+    before anything is run or written."""
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file; give a folder for the results")
-    return ResultsTable(out).rows()
+    return Tables(out).existing()
 
 
 def _make_folder(out: Path) -> None:

@@ -25,6 +25,10 @@ A tuner takes a list of selection metrics and runs its search once: every fitted
 scored by each metric, and each metric chooses its own point (a :class:`Tuned` per metric), so
 a study that reports MZE of MZE-tuned models beside MAE of MAE-tuned models pays for one
 search.
+
+These are the ``paper`` profile's searches. The ``quick`` profile searches the same folds by
+successive halving (:class:`~ordauc.experiment.halving.HalvingCV`), with the same scoring,
+failure counting and choice rules (:func:`ranked`); ``tuning: test`` is the same in both.
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ class Tuned:
     model: Any = None
     fit_time_s: float = math.nan
     points: tuple[tuple[dict[str, Any], float], ...] = ()  # every grid point and its score
+    fits: int = 0  # candidate fits the search started (a point on a fold, in every round)
+    work: float = 0.0  # those fits in full fits: each counts the share of the resource it used
 
 
 class CandidatesFailed(RuntimeError):
@@ -110,11 +116,15 @@ class _Search:
         self.describe = describe or (lambda exc: f"{type(exc).__name__}: {exc}")
         self.failed = 0
         self.first_failure = ""
+        # what a search costs, to compare searches (the profiles): fits started, and their
+        # sum in full fits, each weighted by ``share``, the share of the rows it is given
+        self.fits, self.work, self.share = 0, 0.0, 1.0
 
     def attempt(self, estimator: Any, params: dict[str, Any], X_fit: Any, y_fit: np.ndarray,
                 X_val: Any, y_val: np.ndarray) -> tuple[Scores, Any, float]:
         """(scores, fitted model or None, fit seconds) of one candidate on one fold."""
         model = clone(estimator).set_params(**params)
+        self.fits, self.work = self.fits + 1, self.work + self.share
         try:
             seconds = fit_timed(model, X_fit, y_fit)
         except Exception as exc:  # a failing candidate scores NaN; the others go on
@@ -145,6 +155,7 @@ class _Search:
                     for p in candidates]
         scores = [dict.fromkeys(self.names, math.nan) for _ in candidates]
         for i, model in estimator.iter_fit_grid(X_fit, y_fit, candidates, max_bytes):
+            self.fits, self.work = self.fits + 1, self.work + self.share
             if isinstance(model, Exception):
                 scores[i] = self._failed(candidates[i], model)
             else:
@@ -156,15 +167,21 @@ class _Search:
         if not any(math.isfinite(v) for v in means):
             raise CandidatesFailed(f"every grid point failed; the first: {self.first_failure}"
                                    if self.first_failure else "no grid point could be scored")
-        lower = metric != OWN and metrics.METRICS[metric].lower_is_better
+        return ranked(means, metric)[0]
 
-        def rank(i: int) -> tuple[bool, float]:
-            value = means[i]
-            if not math.isfinite(value):
-                return (True, 0.0)
-            return (False, value if lower else -value)
 
-        return min(range(len(means)), key=rank)  # min() keeps the first of equal ranks
+def ranked(means: list[float], metric: str) -> list[int]:
+    """Indices of ``means`` from best to worst for ``metric``: NaN last, equals in their order
+    (the one ranking of every choice: the best point, and the survivors of a halving round)."""
+    lower = metric != OWN and metrics.METRICS[metric].lower_is_better
+
+    def rank(i: int) -> tuple[bool, float]:
+        value = means[i]
+        if not math.isfinite(value):
+            return (True, 0.0)
+        return (False, value if lower else -value)
+
+    return sorted(range(len(means)), key=rank)  # a stable sort keeps the first of equal ranks
 
 
 def _single(grid: dict[str, list[Any]], names: list[str]
@@ -212,7 +229,8 @@ class InnerCV:
             best = self.search.best(means, name)
             out[name] = Tuned(candidates[best], means[best], elapsed, self.search.failed,
                               self.search.first_failure,
-                              points=tuple(zip(candidates, means, strict=True)))
+                              points=tuple(zip(candidates, means, strict=True)),
+                              fits=self.search.fits, work=self.search.work)
         return out
 
 
@@ -245,5 +263,6 @@ class TestSelection:
             _, model, seconds = outcomes[best]
             out[name] = Tuned(candidates[best], values[best], elapsed - seconds,
                               self.search.failed, self.search.first_failure, model, seconds,
-                              tuple(zip(candidates, values, strict=True)))
+                              tuple(zip(candidates, values, strict=True)), self.search.fits,
+                              self.search.work)
         return out

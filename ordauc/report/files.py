@@ -2,18 +2,26 @@
 
 Every file is written through :func:`write_atomic` (a temporary file renamed into place, the
 runner's own way of writing results), so a table or figure on disk is always complete, and a
-failed write leaves the previous file. Figures are drawn on a :class:`~matplotlib.figure.Figure`
-with its own Agg canvas rather than through pyplot, which keeps global figure state and picks a
-GUI backend; matplotlib is imported inside the functions so the command line starts fast.
+failed write leaves the previous file. A set of files (the figures of ``ordauc plot``, the
+tables of ``ordauc report``) is written into a hidden folder first and moved in once all of it
+is written (:func:`staged`), so a failure midway, a full disk say, leaves the previous set as
+it was rather than part of a new one beside it. Figures are drawn on a
+:class:`~matplotlib.figure.Figure` with its own Agg canvas rather than through pyplot, which
+keeps global figure state and picks a GUI backend; matplotlib is imported inside the functions
+so the command line starts fast.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ordauc.errors import UserError
+from ordauc.errors import NO_SPACE, DiskFull, UserError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -45,15 +53,45 @@ def prepare_folder(out_dir: Path, what: str = "tables", hint: str = "a writable 
     return created
 
 
+@contextlib.contextmanager
+def staged(out_dir: Path, what: str) -> Iterator[Path]:
+    """A hidden folder inside ``out_dir`` to write a set of ``what`` (figures, tables) into.
+
+    When the block ends without error, every file is moved into ``out_dir`` (renames on one
+    disk, which write no data), replacing files of the same name; when it fails, the folder
+    and what it holds are removed, leaving ``out_dir`` as it was. A full disk is
+    :class:`DiskFull` naming ``out_dir``."""
+    stage = out_dir / f".{what}-{os.getpid()}.tmp"
+    full = DiskFull.at(out_dir, f"the {what}", "the folder is left as it was")
+    try:
+        shutil.rmtree(stage, ignore_errors=True)  # a killed run's with our pid: no one's now
+        stage.mkdir()
+        yield stage
+        for path in sorted(stage.iterdir()):
+            os.replace(path, out_dir / path.name)
+    except DiskFull:  # it named the hidden folder, which the user never sees
+        raise full from None
+    except OSError as exc:
+        if exc.errno in NO_SPACE:
+            raise full from None
+        raise
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
 def write_texts(out_dir: Path, texts: dict[str, str]) -> list[Path]:
-    """Write each ``{file name: text}`` atomically into ``out_dir``; the written paths."""
+    """Write each ``{file name: text}`` into ``out_dir``, all of them or none (:func:`staged`);
+    the written paths."""
     out_dir = Path(out_dir)
     prepare_folder(out_dir)
     try:
-        return [write_atomic(out_dir / name, text) for name, text in texts.items()]
+        with staged(out_dir, "tables") as stage:
+            for name, text in texts.items():
+                write_atomic(stage / name, text)
     except OSError as exc:
         raise UserError(f"cannot write tables to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable folder") from None
+    return [out_dir / name for name in texts]
 
 
 def new_figure(width: float, height: float, *, constrained: bool = True) -> Figure:

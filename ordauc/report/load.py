@@ -5,7 +5,8 @@ solver registry (:func:`ordauc.solvers.meta_of`), through the table's ``solver_n
 never from a list kept here. ``solver_name`` is a registry name or, for a solver a study brings
 along, an import path ``package.module:Class``; a solver the registry cannot describe keeps its
 label and is still drawn and tabulated. The table is read with the runner's own reader, so
-``ordauc plot`` sees exactly the rows a rerun would keep. Every problem with the input raises
+``ordauc plot`` sees exactly the rows a rerun would keep (a damaged line is refused by its
+number, never guessed at). Every problem with the input raises
 :class:`ordauc.errors.UserError` with one sentence, before anything is written.
 
 Statuses are cleaned here, once: every table, statistic and figure takes the table as
@@ -14,7 +15,6 @@ Statuses are cleaned here, once: every table, statistic and figure takes the tab
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.errors import UserError
-from ordauc.experiment.results import CONFIG_COPY, TEXT_COLUMNS, read_table
+from ordauc.experiment.results import CONFIG_COPY, TEXT_COLUMNS, read_table, table_frame
 from ordauc.solvers import meta_of
 from ordauc.solvers import names as solver_registry_names
 
@@ -189,7 +189,11 @@ def infer_task(rows: pd.DataFrame) -> str:
 
 
 def load_results(directory: str | Path) -> pd.DataFrame:
-    """The results table of ``directory``, checked and with numeric and status columns cleaned."""
+    """The results table of ``directory``, checked and with numeric and status columns cleaned.
+
+    Read by :func:`ordauc.experiment.results.read_table`, the runner's own reader, so ``report``
+    and ``plot`` see exactly the rows a rerun keeps: a half line a kill left at the end is left
+    out, any other damaged line is refused, named by its line number."""
     directory = Path(directory)
     if not directory.is_dir():
         raise UserError(
@@ -197,24 +201,18 @@ def load_results(directory: str | Path) -> pd.DataFrame:
             "pass an output folder of `ordauc run`"
         )
     path = directory / RESULTS_FILE
-    if not path.is_file():
+    if not path.exists():  # a folder of that name is named by read_table
         raise UserError(
             f"{str(directory)!r} holds no {RESULTS_FILE}; "
             f"pass an output folder of `ordauc run`, which writes {RESULTS_FILE} there"
         )
-    try:  # the runner's own reader: a row cut mid-line by a kill is left out, as a rerun does
-        header, rows = read_table(path)
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise UserError(f"{str(path)!r} is not a readable CSV table ({exc})") from None
+    header, rows = read_table(path)
     if not header:
         raise UserError(f"{str(path)!r} is empty; run `ordauc run` to fill it")
-    table = pd.DataFrame.from_records(rows, columns=header).replace("", np.nan)
-    numeric = [c for c in header if c not in TEXT_COLUMNS and not c.startswith("p_")]
-    for column in numeric:  # numbers where every filled field is one; text stays text
-        values = pd.to_numeric(table[column], errors="coerce")
-        if values.notna().sum() == table[column].notna().sum():
-            table[column] = values
-    return _clean(table, path)
+    # parameters stay text (a grid may mix numbers and names); another column holds numbers
+    # (or booleans) where every filled field is one
+    params = [c for c in header if c.startswith("p_")]
+    return _clean(table_frame(header, rows, [*TEXT_COLUMNS, *params]), path)
 
 
 def _clean(table: pd.DataFrame, path: Path) -> pd.DataFrame:

@@ -24,7 +24,7 @@ from ordauc.metrics import METRICS
 from ordauc.report.convergence import convergence_data, write_convergence
 from ordauc.report.cv_time import write_cv_time
 from ordauc.report.figdata import AucPanel, TimeCurves, auc_panel, datasets, time_curves
-from ordauc.report.files import new_figure, prepare_folder, save_figure
+from ordauc.report.files import new_figure, prepare_folder, save_figure, staged
 from ordauc.report.load import (
     OK,
     Names,
@@ -259,6 +259,14 @@ def _cd_diagrams(results: pd.DataFrame, out_dir: Path, metrics: tuple[str, ...]
     return written
 
 
+def _noted(fig: Figure, quick: bool) -> Figure:
+    """The figure with a footnote saying it comes from the quick profile's rows."""
+    if quick:
+        fig.text(0.995, 0.005, "(quick profile)", ha="right", va="bottom", fontsize=8,
+                 color="#555555")
+    return fig
+
+
 def plot_results(directory: str | Path, out: str | Path | None = None,
                  n_labeled: int | None = None, n_unlabeled: int | None = None,
                  complete: bool = False, metrics: tuple[str, ...] | None = None) -> list[Path]:
@@ -277,7 +285,9 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     size with repeated draws, ``boxes_<metric>_<dataset>`` (:mod:`ordauc.report.size_boxes`,
     Fig. 8); critical-difference
     diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Everything is
-    checked before the output folder is touched.
+    checked before the output folder is touched, and the figures are moved into it only once
+    all of them are written (:func:`ordauc.report.files.staged`): a failure leaves the folder's
+    previous figures, never part of a new set beside them.
     """
     import matplotlib
 
@@ -298,6 +308,7 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
                            if has_values(plain[plain["dataset"] == c.dataset], m)]
                for c in curves if c.axis == "n_labeled"}
     colours = solver_colours(results["solver"], solver_names(results))
+    quick = "profile" in results and bool((results["profile"] == "quick").any())
     convs = convergence_data(directory, results)
     scores = read_scores(directory)
     regions = regions_data(Path(directory), results)
@@ -307,30 +318,35 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     created = prepare_folder(out_dir, "figures", "a writable --out folder")
     written: list[Path] = []
     try:
-        with matplotlib.rc_context(_RC):
+        # all figures or none: a failure midway (a full disk) leaves the folder as it was
+        with staged(out_dir, "figures") as stage, matplotlib.rc_context(_RC):
             for panel, curve in zip(panels, curves, strict=True):
                 fig = new_figure(max(4.2, 0.9 * len(panel.solvers) + 1.6), 3.9)
                 draw_auc_panel(fig.add_subplot(), panel, colours, _auc_title(panel))
-                written += save_figure(fig, out_dir, f"auc_{stems[panel.dataset]}")
+                written += save_figure(_noted(fig, quick), stage,
+                                       f"auc_{stems[panel.dataset]}")
                 fig = new_figure(7.6, 4.0)
                 draw_time_curves(fig.add_subplot(), curve, colours)
-                written += save_figure(fig, out_dir, f"time_{stems[curve.dataset]}")
+                written += save_figure(_noted(fig, quick), stage,
+                                       f"time_{stems[curve.dataset]}")
                 if by_size.get(curve.dataset):
-                    written += save_figure(_metric_curves(by_size[curve.dataset], colours),
-                                           out_dir, f"metrics_{stems[curve.dataset]}")
+                    fig = _metric_curves(by_size[curve.dataset], colours)
+                    written += save_figure(_noted(fig, quick), stage,
+                                           f"metrics_{stems[curve.dataset]}")
             if panels:
-                written += save_figure(_auc_all(panels, colours), out_dir, "auc_all")
-                written += _cd_diagrams(plain, out_dir, metrics)
-            written += write_sweeps(sweeps, out_dir, stems)
-            written += write_regions(regions, out_dir, stems)
-            written += write_size_boxes(plain, shown, metrics, out_dir, stems, colours)
-            written += write_convergence(convs, out_dir, stems)
-            written += write_tuning_curves(tuned, out_dir, stems)
-            written += write_cv_time(plain, out_dir, colours)
+                written += save_figure(_noted(_auc_all(panels, colours), quick), stage,
+                                       "auc_all")
+                written += _cd_diagrams(plain, stage, metrics)
+            written += write_sweeps(sweeps, stage, stems)
+            written += write_regions(regions, stage, stems)
+            written += write_size_boxes(plain, shown, metrics, stage, stems, colours)
+            written += write_convergence(convs, stage, stems)
+            written += write_tuning_curves(tuned, stage, stems)
+            written += write_cv_time(plain, stage, colours)
     except OSError as exc:
         raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable --out folder") from None
     finally:
         if created and not any(out_dir.iterdir()):
             out_dir.rmdir()
-    return written
+    return [out_dir / path.name for path in written]

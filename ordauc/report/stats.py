@@ -295,17 +295,19 @@ def friedman(table: MetricTable, alpha: float = ALPHA) -> FriedmanResult:
             notes.append("every dataset ranks all methods equal")
     nemenyi = holm = None
     if k >= 2 and n >= 1:
+        with _quiet():
+            p_nem = sp.posthoc_nemenyi_friedman(oriented)
+        p_nem = pd.DataFrame(p_nem.to_numpy(), index=methods, columns=methods)
+        nemenyi = PostHoc("Nemenyi", p_nem, alpha, cliques(p_nem, average, alpha),
+                          cd=nemenyi_cd(k, n, alpha), q_alpha=nemenyi_q(k, alpha))
+    if k >= 2 and n >= 2:  # a signed-rank test over one dataset has nothing to rank
         # Columns are the methods in table order, rows the datasets in the same order for
         # every method (posthoc_wilcoxon pairs observations by their order within a group).
         long = pd.DataFrame({"value": oriented.T.ravel(), "method": np.repeat(np.arange(k), n)})
         with _quiet():
-            p_nem = sp.posthoc_nemenyi_friedman(oriented)
             p_holm = sp.posthoc_wilcoxon(long, val_col="value", group_col="method",
                                          p_adjust="holm")
-        p_nem = pd.DataFrame(p_nem.to_numpy(), index=methods, columns=methods)
         p_holm = pd.DataFrame(p_holm.to_numpy(), index=methods, columns=methods)
-        nemenyi = PostHoc("Nemenyi", p_nem, alpha, cliques(p_nem, average, alpha),
-                          cd=nemenyi_cd(k, n, alpha), q_alpha=nemenyi_q(k, alpha))
         holm = PostHoc("Wilcoxon-Holm", p_holm, alpha, cliques(p_holm, average, alpha))
     return FriedmanResult(metric=table.metric, alpha=alpha, methods=methods, problems=problems,
                           left_out=table.unranked_problems, means=means, ranks=ranks,

@@ -10,6 +10,8 @@
   non-finite values, and ordauc's gamma (a number or a list of k-1 numbers).
 - ``fit_memory_bytes(n_samples, n_features)``: the peak bytes one ``fit`` needs, its copies of
   the data included, so the runner can skip a cell that cannot fit before it starts.
+- ``fit_cost(n_samples, n_features)``: the relative work of one fit (n^2 d unless a solver
+  says otherwise), which a dry run calibrates on the machine to estimate a run's cost.
 - iterative solvers (``meta.iterative``) accept ``fit(X, y, checkpoint=...)``: a
   :class:`Checkpoint` called every ``checkpoint.every`` iterations with a scorer of the current
   iterate. The solver knows nothing of what the checkpoint records or where.
@@ -78,6 +80,13 @@ class OrdaucEstimator(BaseEstimator):
     # quick, and the checks a solver knowingly fails, each with the reason.
     _check_params: ClassVar[dict[str, Any]] = {}
     _known_check_failures: ClassVar[dict[str, str]] = {}
+
+    def fit_cost(self, n_samples: int, n_features: int) -> float:
+        """The relative work of one ``fit`` on ``n_samples`` rows: the cost model whose
+        constants a dry run calibrates on the machine (:mod:`ordauc.experiment.estimate`).
+        n^2 d here, what a kernel method pays to evaluate its kernel; solvers whose work grows
+        otherwise say so."""
+        return float(n_samples) ** 2 * n_features
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()

@@ -14,6 +14,14 @@ such an estimator
 - ``fit_grid_memory_bytes(n_samples, n_features, points, ...)``: the peak bytes of one
   ``fit_grid`` call;
 
+- ``iter_fit_grid_halving(fits, points, rungs, judge, max_bytes=None)``: the points on several
+  training sets (the inner folds) in lockstep, for an estimator whose passes can be paused
+  (``grid_resource``, below): at the iterations ``rungs(n_models, n_iter)`` of each pass, every
+  model still running is handed, fitted so far on each training set, to ``judge``, which
+  returns the ones that go on; the others are dropped from the pass. The points that reach the
+  end are yielded as ``(index, [model or exception per training set])``, each the model its
+  lone fit would give (successive halving inside the pass, :mod:`ordauc.experiment.halving`);
+
 and the two hooks through which a wrapper of the estimator (the M-* wrapper of k-1 binary models,
 :mod:`ordauc.solvers.kernel.multi`) groups its points as the estimator does and sizes its passes:
 ``grid_key(params)`` and ``grid_memory(...)``.
@@ -32,12 +40,16 @@ implementing ``_grid_data(X, y)`` (a :class:`GridData`, computed once per call),
 ``_grid_pass(data, models, cache)`` (fit a list of unfitted estimators of one group in one pass;
 return, for each, the fitted estimator or the exception its fit raised; ``cache`` is a dict
 shared by the passes of a group, and by a caller's further calls) and ``_grid_pass_bytes(
-n_samples, n_features, n_unlabeled, models)`` (a :class:`PassBytes`).
+n_samples, n_features, n_unlabeled, models)`` (a :class:`PassBytes`). An estimator whose pass
+can be paused also names its resource, ``grid_resource`` (the parameter counting the
+iterations), and implements ``_grid_pass_steps(data, models)``: an object with
+``advance(t) -> {position: model fitted to iteration t or exception}`` (the models still
+running), ``keep(positions)`` and ``finish() -> [model, exception or None (dropped)]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from numbers import Real
 from typing import Any, ClassVar, NamedTuple
@@ -151,6 +163,7 @@ class GridFit:
     """
 
     grid_shared: ClassVar[frozenset[str]] = frozenset()
+    grid_resource: ClassVar[str | None] = None  # the iterations a pass can be paused at
 
     # -- the protocol ---------------------------------------------------------------------------
     def fit_grid(self, X: Any, y: Any, points: Sequence[dict[str, Any]],
@@ -198,6 +211,72 @@ class GridFit:
             yield from self._grid_fit_group(data, {i: models[i] for i in group}, max_bytes,
                                             shared)
             del shared
+
+    def iter_fit_grid_halving(self, fits: Sequence[tuple[Any, Any]],
+                              points: Sequence[dict[str, Any]],
+                              rungs: Callable[[int, int], Sequence[int]],
+                              judge: Callable[[int, dict[int, list[Any]]], Collection[int]],
+                              max_bytes: int | None = None) -> Iterator[tuple[int, list[Any]]]:
+        """``(index into points, [fitted model or exception per training set])`` of the points
+        that ``judge`` keeps to the end (module docstring); a point that fails validation is
+        yielded at once, with its exception for every set.
+
+        Parameters
+        ----------
+        fits : sequence of (X, y)
+            The training sets, fitted in lockstep (the inner folds' fitting rows).
+        points : sequence of dict
+            Parameter overrides, one dict per grid point.
+        rungs : callable
+            ``rungs(n_models, n_iter)``: the iterations, below ``n_iter``, at which a pass of
+            ``n_models`` models is judged.
+        judge : callable
+            ``judge(t, {index: [model at iteration t or exception per set]})``: the indices
+            that go on.
+        max_bytes : int, default=None
+            Memory budget of the passes running at once (one per training set).
+        """
+        if self.grid_resource is None:
+            raise TypeError(f"{type(self).__name__} has no pass that can be paused")
+        models, failed = self._grid_points(points)
+        for i, exc in failed.items():
+            yield i, [exc] * len(fits)
+        if not models:
+            return
+        datas = [self._grid_data(X, y) for X, y in fits]
+        budget = None if max_bytes is None else int(max_bytes) // len(fits)
+        n, d = datas[0].X.shape
+        for group in self._grid_groups(models):
+            fixed, per_model, _ = self._grid_pass_bytes(
+                n, d, int(datas[0].labels.unlabeled.size), [models[i] for i in group])
+            at = 0
+            for size in split_sizes(len(group), fixed, per_model, budget):
+                part = group[at:at + size]
+                at += size
+                yield from self._halving_pass(datas, [models[i] for i in part], part, rungs,
+                                              judge)
+
+    def _halving_pass(self, datas: list[GridData], models: list[Any], index: list[int],
+                      rungs: Callable[[int, int], Sequence[int]],
+                      judge: Callable[[int, dict[int, list[Any]]], Collection[int]]
+                      ) -> Iterator[tuple[int, list[Any]]]:
+        """One pass of ``models`` (the points ``index``) per training set, in lockstep."""
+        # every set fits its own copies: a fitted model must not be another set's
+        runs = [self._grid_pass_steps(data, [clone(m) for m in models]) for data in datas]
+        alive = list(range(len(models)))
+        n_iter = int(models[0].get_params(deep=False)[self.grid_resource])
+        for t in rungs(len(models), n_iter):
+            states = [run.advance(t) for run in runs]
+            kept = set(judge(t, {index[p]: [s[p] for s in states] for p in alive}))
+            alive = [p for p in alive if index[p] in kept]
+            for run in runs:
+                run.keep(alive)
+        ends = [run.finish() for run in runs]
+        for p in alive:
+            yield index[p], [end[p] for end in ends]
+
+    def _grid_pass_steps(self, data: GridData, models: list[Any]) -> Any:
+        raise NotImplementedError
 
     def fit_grid_memory_bytes(self, n_samples: int, n_features: int,
                               points: Sequence[dict[str, Any]], max_bytes: int | None = None,

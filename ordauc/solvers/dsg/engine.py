@@ -25,6 +25,11 @@ as Algorithm 1 without U: their samples come from a second generator with the sa
 share the blocks and the labeled rows' features, not the draws. A model whose scores on the
 labeled rows leave every range a minimiser can lie in is stopped and a :class:`Divergence`
 returned in its place; the others go on.
+
+A pass can also be run in steps (:mod:`.steps`), for successive halving inside the pass
+(:mod:`ordauc.solvers.gridfit`): models dropped between steps leave every array of the pass,
+and the kept ones go on as they would have, since a model's iterates depend on its own state
+and on draws made whatever the models are.
 """
 
 from __future__ import annotations
@@ -45,8 +50,8 @@ from ordauc.solvers.dsg.unlabeled import evaluator, pool_start
 from ordauc.solvers.dsg.weights import SampleWeights, pair_weights
 from ordauc.solvers.objective import gamma_vector
 
-__all__ = ["Divergence", "EngineOptions", "Iterate", "ModelSpec", "PassSettings", "QSGResult",
-           "pass_bytes", "run_pass"]
+__all__ = ["Divergence", "EngineOptions", "Iterate", "ModelSpec", "Pass", "PassSettings",
+           "QSGResult", "pass_bytes", "run_pass"]
 
 # Fold the global scale into the coefficients when it gets this small: coef/scale must stay
 # far inside the float32 range of the evaluation's copies (a fold costs one pass over the
@@ -169,13 +174,15 @@ def run_pass(X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
     wrong length raises ValueError."""
     if checkpoint is not None and len(models) != 1:
         raise ValueError("a checkpoint follows one model: a pass of one")
-    run = _Pass(X, labels, settings, models, seed, options)
-    run.iterate(checkpoint)
+    run = Pass(X, labels, settings, models, seed, options)
+    run.advance(int(settings.n_iter), checkpoint)
     return run.results()
 
 
-class _Pass:
-    """The state of one pass; columns ordered with the models that sample U first."""
+class Pass:
+    """The state of one pass, run to the end by :func:`run_pass`, or to any iteration by
+    ``advance(t)`` (:class:`.steps.SteppedPass` adds what a pass run in steps needs); one
+    result per model by ``results()``. Columns ordered with the models that sample U first."""
 
     def __init__(self, X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
                  models: Sequence[ModelSpec], seed: int, options: EngineOptions) -> None:
@@ -188,7 +195,7 @@ class _Pass:
         semi = ~np.all(g == 1.0, axis=0) & (labels.unlabeled.size > 0)
         self.order = np.concatenate([np.flatnonzero(semi), np.flatnonzero(~semi)])
         self.models = [models[i] for i in self.order]
-        self.M, self.MA = len(models), int(semi.sum())
+        self.n_models, self.M, self.MA = len(models), len(models), int(semi.sum())
         g = g[:, self.order]
         self.w_pn, self.w_u = g / (k - 1), (1.0 - g) / (k - 1)
         lam = np.array([float(m.lam) for m in self.models])
@@ -208,40 +215,51 @@ class _Pass:
         self.alive = np.ones(self.M, dtype=bool)
         self.f_l = np.zeros((labels.labeled.size, self.M))
         self.beta = np.zeros((X.shape[0], self.M)) if settings.track_kernel else None
-        self.errors: dict[int, Divergence] = {}
+        self.errors: dict[int, Divergence] = {}  # by the model's index in ``models``
+        self.t, self.over = 0, False  # iterations run; every model stopped
+        self.rng_a = batch_generator(seed)  # the draws of the models that sample U
+        self.rng_b = batch_generator(seed)  # ... and of those that do not
+        self._buffers()
 
-    def iterate(self, checkpoint: Checkpoint | None) -> None:
+    def _buffers(self) -> None:
+        """Scratch of the iterations, sized for the models of the pass."""
+        X, labels, b = self.X, self.labels, int(self.settings.batch_size)
+        n_l = labels.labeled.size
+        # Rows that meet the new block each iteration: the labeled set, then the U batch.
+        self.X_new = np.empty((n_l + (b if self.MA else 0), X.shape[1]), dtype=np.float32)
+        self.X_new[:n_l] = X[labels.labeled]
+        self.F32 = np.empty((self.X_new.shape[0], self.blocks.width), dtype=np.float32)
+        self.F = np.empty((self.X_new.shape[0], self.blocks.width), dtype=np.float64)
+        self.f_u = np.empty((self.X_new.shape[0] - n_l, self.MA))
+        self.grad = np.empty((self.blocks.width, self.M))
+        # The columns of the models that sample U and of the others: a lone model's column as
+        # an index, so that the weights of Eq. 10 are computed on vectors, not on matrices.
+        self.semi, self.rest = _columns(0, self.MA), _columns(self.MA, self.M)
+
+    def advance(self, stop: int, checkpoint: Checkpoint | None = None) -> None:
+        """Run iterations up to ``stop`` (none once every model has stopped)."""
         X, labels, blocks = self.X, self.labels, self.blocks
         b, M, MA = int(self.settings.batch_size), self.M, self.MA
         n_l = labels.labeled.size
-        # Rows that meet the new block each iteration: the labeled set, then the U batch.
-        X_new = np.empty((n_l + (b if MA else 0), X.shape[1]), dtype=np.float32)
-        X_new[:n_l] = X[labels.labeled]
+        X_new, F32, F, f_u, grad = self.X_new, self.F32, self.F, self.f_u, self.grad
         X_u = X_new[n_l:]
-        rng_a = batch_generator(self.seed)  # the draws of the models that sample U
-        rng_b = batch_generator(self.seed)  # ... and of those that do not
+        semi, rest = self.semi, self.rest
         pools_a, pools_b = labels.batch_pools(True), labels.batch_pools(False)
-        F32 = np.empty((X_new.shape[0], blocks.width), dtype=np.float32)
-        F = np.empty((X_new.shape[0], blocks.width), dtype=np.float64)
-        f_u = np.empty((X_u.shape[0], MA))
-        grad = np.empty((blocks.width, M))
         every = 0 if checkpoint is None else max(1, int(checkpoint.every))
-        # The columns of the models that sample U and of the others: a lone model's column as
-        # an index, so that the weights of Eq. 10 are computed on vectors, not on matrices.
-        semi = _columns(0, MA)
-        rest = _columns(MA, M)
         u_rows = None
         weights: list[tuple[int | slice, SampleWeights]] = []
-        for t in range(1, int(self.settings.n_iter) + 1):
+        for t in range(self.t + 1, int(stop) + 1):
+            if self.over:
+                break
             weights.clear()
             if MA:
-                draws, u_rows = draw_batches(rng_a, pools_a, b)
+                draws, u_rows = draw_batches(self.rng_a, pools_a, b)
                 np.take(X, u_rows, axis=0, out=X_u)
                 self.unl.at(t, u_rows, X_u, self.scale[:MA], out=f_u)
                 weights.append((semi, pair_weights(self.f_l[:, semi], f_u[:, semi], draws,
                                                    self.w_pn[:, semi], self.w_u[:, semi])))
             if M > MA:
-                draws, _ = draw_batches(rng_b, pools_b, b)
+                draws, _ = draw_batches(self.rng_b, pools_b, b)
                 weights.append((rest, pair_weights(self.f_l[:, rest], None, draws,
                                                    self.w_pn[:, rest], self.w_u[:, rest])))
             np.copyto(F, blocks.features(X_new, t - 1, out=F32))
@@ -250,7 +268,9 @@ class _Pass:
             self._step(t, grad * self.step[t - 1], self.rho[t - 1], F[:n_l])
             if self.beta is not None:
                 self._track(weights, u_rows, self.eta[t - 1] / self.scale, n_l)
+            self.t = t
             if not self.alive.any():  # every model stopped: nothing left to compute
+                self.over = True
                 break
             if every and t % every == 0:
                 checkpoint(t, Iterate(blocks, self.coef[0][:t], float(self.scale[0])))
@@ -292,7 +312,8 @@ class _Pass:
         f = self.f_l[:, i]
         top = float(np.nanmax(np.abs(f))) if np.isfinite(f).any() else math.nan
         size = "NaN" if not np.isfinite(f).all() else f"|f| = {top:.3g}"
-        self.errors[i] = Divergence(t, size, float(self.bound[i]), self.models[i].schedule)
+        self.errors[int(self.order[i])] = Divergence(t, size, float(self.bound[i]),
+                                                     self.models[i].schedule)
         self.alive[i] = False
         self.eta[t:, i], self.rho[t:, i], self.step[t:, i] = 0.0, 1.0, 0.0  # alpha = 0, rho = 1
         self.f_l[:, i] = 0.0
@@ -313,11 +334,12 @@ class _Pass:
             if has_u:
                 np.add.at(self.beta[:, cols], u_rows, -c[n_l:] * step[cols])
 
-    def results(self) -> list[QSGResult | Divergence]:
-        out: list[Any] = [None] * self.M
+    def results(self) -> list[QSGResult | Divergence | None]:
+        """One result per model of ``models``, in their order; None for a dropped one."""
+        out: list[Any] = [None] * self.n_models
         for i, spec in enumerate(self.models):
-            if i in self.errors:
-                out[self.order[i]] = self.errors[i]
+            if int(self.order[i]) in self.errors:
+                out[self.order[i]] = self.errors[int(self.order[i])]
                 continue
             scale = float(self.scale[i])
             scores = self.unl.scores(i, scale) if self.unl is not None and i < self.MA else None

@@ -79,6 +79,7 @@ from ordauc.solvers.dsg.engine import (
     run_pass,
 )
 from ordauc.solvers.dsg.schedule import STEP_RULES, Schedule, run_seed
+from ordauc.solvers.dsg.steps import QSGSteps
 from ordauc.solvers.gridfit import GridData, GridFit, PassBytes, copy_input_attributes
 from ordauc.solvers.objective import gamma_vector
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
@@ -95,6 +96,7 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
     # rounding); a subclass may set other options, e.g. to time the engine without the pool.
     engine_options: ClassVar[EngineOptions] = EngineOptions()
     grid_shared = frozenset({"lam", "gamma", "step", "theta", "t0", "theta_decay"})
+    grid_resource = "n_iter"  # a pass can be paused between iterations (successive halving)
     _check_params: ClassVar[dict[str, Any]] = {"n_iter": 20, "batch_size": 8, "block_size": 8,
                                                "random_state": 0}
     # Scores are sums of float32 cosines (in float64 across chunks): a row's last float32 bits
@@ -144,6 +146,16 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         self.random_state = random_state
 
     # -- fitting ---------------------------------------------------------------------------
+    def fit_cost(self, n_samples: int, n_features: int) -> float:
+        """Each of the n_iter iterations draws a block of random features (block d per row)
+        for its batches (c batch rows, c = 32 measured on the engine) and keeps f current on
+        the unlabeled rows it evaluates: every row while that is cheaper, else the batch
+        against every earlier block (t batch per iteration, the papers' O(D t^2)):
+        n_iter block d (c batch + min(n, n_iter batch / 2))."""
+        t, batch = float(self.n_iter), int(self.batch_size)
+        rows = min(float(n_samples), t * batch / 2)
+        return t * int(self.block_size) * n_features * (32 * batch + rows)
+
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """Peak bytes of one fit, a pass of one model (:func:`~.engine.pass_bytes`) beside the
         float32 copy of X; every row counted as unlabeled, the worst case."""
@@ -223,6 +235,9 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
                 out[i] = est._fitted(result, data.X, data.labels)
                 copy_input_attributes(data.validated, est)
         return [out[i] for i in range(len(models))]
+
+    def _grid_pass_steps(self, data: GridData, models: list[Any]) -> QSGSteps:
+        return QSGSteps(data, models, self.engine_options)
 
     def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
                          models: list[Any]) -> PassBytes:

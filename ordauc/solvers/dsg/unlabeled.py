@@ -104,6 +104,10 @@ class PhaseForm:
     def scores(self, i: int, scale: float) -> np.ndarray | None:
         return self.pool_f
 
+    def keep(self, rows: list[int]) -> PhaseForm:
+        """The evaluation of the models ``rows`` alone (the one model: itself)."""
+        return self
+
 
 class SharedProduct:
     """f of several models at the unlabeled points, by shared cos/sin products (module
@@ -159,6 +163,15 @@ class SharedProduct:
 
     def scores(self, i: int, scale: float) -> np.ndarray | None:
         return None if self.G is None else self.G[i] * (self.blocks.norm * scale)
+
+    def keep(self, rows: list[int]) -> SharedProduct:
+        """The evaluation of the models ``rows`` alone, in that order (a pass that drops
+        models goes on with the shared form, one model included: the same values up to float32
+        rounding as the amplitude-phase form)."""
+        self.store = np.ascontiguousarray(self.store[rows])
+        if self.G is not None:
+            self.G = np.ascontiguousarray(self.G[rows])
+        return self
 
 
 def evaluator(blocks: FeatureBlocks, X: np.ndarray, unlabeled: np.ndarray, n_models: int,

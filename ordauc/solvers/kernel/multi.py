@@ -106,6 +106,11 @@ class OneModelPerSubproblem(GridFit, OrdaucEstimator):
         one = self.base(**self.subproblem_params(1)).fit_memory_bytes(n_samples, n_features)
         return int(one + 8 * n_samples * n_features)
 
+    def fit_cost(self, n_samples: int, n_features: int) -> float:
+        """The base model's, once per subproblem (k is unknown here: counted as 4, the
+        QS3ORAO paper's five classes)."""
+        return 4 * self.base(**self.subproblem_params(1)).fit_cost(n_samples, n_features)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> OneModelPerSubproblem:
         """Fit model j on {labeled y > j} against {labeled y <= j}, unlabeled rows shared."""

@@ -213,6 +213,12 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
         self.random_state = random_state
 
 
+    def fit_cost(self, n_samples: int, n_features: int) -> float:
+        """The n x b basis (n b d), its moments (n b^2) and the b x b solve (b^3), b the
+        number of centres: linear in n, not the n^3 the QSG papers state."""
+        n, b = float(n_samples), float(min(int(self.n_basis), n_samples))
+        return n * b * n_features + n * b * b + b ** 3
+
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """float64 bytes: the validated copy of X and its rows regrouped by P, N, U (2 n d), the
         n x b basis matrix, the centres (b d) and four b x b moment / system matrices; with

@@ -238,6 +238,11 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
         beside the float64 copy of X."""
         return int(2 * 8 * n_samples ** 2 + 8 * n_samples * n_features)
 
+    def fit_cost(self, n_samples: int, n_features: int) -> float:
+        """The n x n kernel (n^2 d) and its dense solve (n^3 / 3)."""
+        n = float(n_samples)
+        return n ** 2 * n_features + n ** 3 / 3
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: np.ndarray, y: np.ndarray) -> SAMULT:
         """Solve (Lap K + lam/2 I) beta = v; ``y == -1`` marks unlabeled rows."""

@@ -299,6 +299,12 @@ class NPSVOR(OrdaucEstimator):
         self.tol_rel = tol_rel
         self.max_iter = max_iter
 
+    def fit_cost(self, n_samples: int, n_features: int) -> float:
+        """The kernel (n^2 d), its Cholesky factor (n^3 / 3) and the ADMM iterations' solves
+        (n^2 per iteration and rank, counted as 100 of them)."""
+        n = float(n_samples)
+        return n ** 2 * n_features + n ** 3 / 3 + 100 * n ** 2
+
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """One n x n float64 kernel, factored in place (the Cholesky factor overwrites it), the
         kernel's row blocks while it is built (two blocks of at most 2048 x n), about ten n x p

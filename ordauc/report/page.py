@@ -1,0 +1,138 @@
+"""The study's page (``DIR/report/index.html``) and the index page over a folder of studies.
+
+A study's page gathers what ``ordauc report`` and ``ordauc plot`` wrote: the verdict on each
+claim of the study's paper, the summary, every table (mean ± std in the paper's layout, the
+published values beside ours, Wilcoxon win/draw/loss, Friedman), every figure, the config (the
+protocol and profile the numbers come from) and the provenance at the foot.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+from pathlib import Path
+
+import pandas as pd
+
+from ordauc.report import html
+from ordauc.report.files import write_atomic
+
+PAGE = "index.html"
+TABLE_ORDER = ("table_", "published_", "wdl_", "friedman_")  # the paper's order of tables
+
+
+def claims_html(claims: pd.DataFrame) -> str:
+    """One table per paper: claim, verdict, statistic, evidence, and the rule folded below."""
+    if claims.empty:
+        return "<p>No claim of the four papers is about this study.</p>"
+    parts = []
+    for paper, rows in claims.groupby("paper", sort=False):
+        counts = rows["verdict"].value_counts()
+        tally = " ".join(f"<span>{html.verdict(v)} {n}</span>" for v, n in counts.items())
+        body = "".join(
+            f"<tr><td>{html.esc(r.claim)}<details><summary>rule</summary>{html.esc(r.rule)}"
+            f" ({html.esc(r.reading)})</details></td><td>{html.verdict(r.verdict)}</td>"
+            f"<td>{html.esc(r.statistic)}</td><td>{html.esc(r.evidence)}</td></tr>"
+            for r in rows.itertuples())
+        parts.append(f"<h3>{html.esc(paper)}</h3><p class=\"counts\">{tally}</p>"
+                     "<table><thead><tr><th>Claim</th><th>Verdict</th><th>Statistic</th>"
+                     f"<th>Evidence</th></tr></thead><tbody>{body}</tbody></table>")
+    return "\n".join(parts)
+
+
+def _tables_html(report_dir: Path) -> str:
+    files = sorted(report_dir.glob("*.md"))
+    ordered = [p for prefix in TABLE_ORDER for p in files if p.name.startswith(prefix)]
+    return "\n".join(f'<h3 id="{html.esc(p.stem)}">{html.esc(p.stem)}</h3>'
+                     f"{html.markdown(p.read_text(encoding='utf-8'))}" for p in ordered)
+
+
+def _figures_html(figures: Path) -> str:
+    pngs = sorted(figures.glob("*.png")) if figures.is_dir() else []
+    if not pngs:
+        return "<p>No figures yet: <code>ordauc plot</code> of this folder draws them.</p>"
+    return "\n".join(html.figure(p) for p in pngs)
+
+
+def provenance(results: pd.DataFrame, study: object | None = None) -> str:
+    """The foot of a page: which code made the rows, where and when, and the config's hash."""
+    def values(column: str) -> str:
+        if column not in results.columns:
+            return "not recorded"
+        found = [str(v) for v in pd.unique(results[column].dropna()) if str(v)]
+        return ", ".join(found) or "not recorded"
+
+    started = pd.to_datetime(results.get("started_at"), errors="coerce", utc=True)
+    when = (f"{started.min():%Y-%m-%d %H:%M} to {started.max():%Y-%m-%d %H:%M} UTC"
+            if started is not None and started.notna().any() else "not recorded")
+    config = (f"config {html.esc(study.config)} (sha256 {html.esc(study.sha256[:12])}); "
+              if study is not None else "")
+    now = dt.datetime.now(dt.timezone.utc)
+    return (f"{config}ordauc {html.esc(values('ordauc_version'))}, commit "
+            f"{html.esc(values('git_sha'))}; Python {html.esc(values('python'))}, numpy "
+            f"{html.esc(values('numpy'))}; machine {html.esc(values('platform'))}; runs "
+            f"{when}; page written {now:%Y-%m-%d %H:%M} UTC on {html.esc(platform.node())}.")
+
+
+def write_study_page(directory: Path, report_dir: Path, results: pd.DataFrame,
+                     claims: pd.DataFrame, title: str) -> Path:
+    """Write ``report_dir/index.html`` for the results folder ``directory``."""
+    from ordauc.experiment.results import CONFIG_COPY
+    from ordauc.experiment.study import read_study_record
+
+    record = read_study_record(directory)
+    counts = results["status"].value_counts()
+    status = ", ".join(f"{n} {s}" for s, n in counts.items())
+    subtitle = (f"{len(results)} runs ({html.esc(status)})"
+                + (f"; config <code>{html.esc(record.config)}</code>" if record else "")
+                + ("; an offline twin (reduced data: most claims cannot be decided)"
+                   if record is not None and record.offline else "")
+                + ("; quick profile (successive halving, at most 3 repetitions per dataset: "
+                   "not the papers' protocol)" if _profile(results, record) == "quick"
+                   else "; paper profile"))
+    summary = report_dir / "summary.md"
+    sections = [("claims", "Claims", claims_html(claims))]
+    if summary.is_file():
+        sections.append(("summary", "Summary", html.markdown(summary.read_text("utf-8"))))
+    sections += [("tables", "Tables", _tables_html(report_dir)),
+                 ("figures", "Figures", _figures_html(directory / "figures"))]
+    config = directory / CONFIG_COPY
+    if config.is_file():
+        sections.append(("protocol", "Protocol (the study's config)",
+                         f"<pre>{html.esc(config.read_text('utf-8'))}</pre>"))
+    text = html.page(title, subtitle, sections, provenance(results, record))
+    return write_atomic(report_dir / PAGE, text)
+
+
+def _profile(results: pd.DataFrame, record: object | None) -> str:
+    """The profile the rows were made under: quick when any row or the folder's record says
+    so (rows made before profiles existed are paper's)."""
+    rows = set(results["profile"].dropna().astype(str)) if "profile" in results else set()
+    return "quick" if "quick" in rows or getattr(record, "profile", "") == "quick" else "paper"
+
+
+def write_index_page(folder: Path, studies: list[tuple[str, Path, pd.DataFrame]],
+                     claims: pd.DataFrame, others: list[Path]) -> Path:
+    """Write ``folder/index.html``: a line per study (runs, link to its page), the claims of
+    every paper the studies speak to, decided each by the first study that can, and links to
+    index pages of sub-folders (``others``)."""
+    rows = []
+    for name, directory, results in studies:
+        counts = results["status"].value_counts()
+        link = (directory / "report" / PAGE).relative_to(folder).as_posix()
+        rows.append(f'<tr><td><a href="{html.esc(link)}">{html.esc(name)}</a></td>'
+                    f"<td>{len(results)}</td><td>{int(counts.get('ok', 0))}</td>"
+                    f"<td>{html.esc(', '.join(f'{n} {s}' for s, n in counts.items() if s != 'ok'))}"
+                    "</td></tr>")
+    table = ("<table><thead><tr><th>Study</th><th>Runs</th><th>ok</th><th>Not finished</th>"
+             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    sub = "".join(f'<li><a href="{html.esc((p / PAGE).relative_to(folder).as_posix())}">'
+                  f"{html.esc(p.name)}/</a></li>" for p in others)
+    if sub:
+        table += f"<p>Other folders of studies:</p><ul>{sub}</ul>"
+    sections = [("studies", "Studies", table), ("claims", "Claims", claims_html(claims))]
+    every = pd.concat([r for _, _, r in studies]) if studies else pd.DataFrame()
+    text = html.page(f"ordauc results: {folder.resolve().name}",
+                     f"{len(studies)} studies in <code>{html.esc(folder)}</code>", sections,
+                     provenance(every) if len(every) else "")
+    return write_atomic(folder / PAGE, text)

@@ -1,0 +1,108 @@
+"""``ordauc report``: a study's report (tables, claims, page), or the index over a folder of
+studies.
+
+A folder holding ``results.csv`` is a study: its tables and statistics
+(:func:`ordauc.report.write.write_report`), the verdict on each claim of its paper
+(``claims.csv``, ``claims.md``) and its page (``index.html``) go to ``DIR/report``. A folder of
+study folders (``results/``) gets each study's report and an index page over them, with every
+claim decided by the first study that can decide it (``DIR/claims.csv``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from ordauc.errors import UserError
+from ordauc.report.files import write_texts
+
+CLAIM_COLUMNS = ["paper", "claim", "verdict", "statistic", "evidence", "rule"]
+
+
+def claims_texts(findings: pd.DataFrame) -> dict[str, str]:
+    """``claims.csv`` (the columns of :data:`CLAIM_COLUMNS`; the rule says which reading it
+    is) and ``claims.md``."""
+    table = findings.assign(rule=findings["rule"] + " [" + findings["reading"] + "]")
+    lines = ["# Claims of the papers", ""]
+    for paper, rows in findings.groupby("paper", sort=False):
+        lines += [f"## {paper}", "", "| Claim | Verdict | Statistic | Evidence |",
+                  "| --- | --- | --- | --- |"]
+        lines += [f"| {_cell(r.claim)} | {r.verdict} | {_cell(r.statistic)} | "
+                  f"{_cell(r.evidence)} |" for r in rows.itertuples()]
+        lines.append("")
+    return {"claims.csv": table[CLAIM_COLUMNS].to_csv(index=False),
+            "claims.md": "\n".join(lines)}
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def study_claims(directories: Iterable[Path]) -> pd.DataFrame:
+    """The claims table of the studies in ``directories`` (see
+    :func:`ordauc.claims.check_claims`)."""
+    from ordauc.claims import Study, check_claims, findings_table
+
+    return findings_table(check_claims([Study.from_folder(d) for d in directories]))
+
+
+def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | None,
+                 alpha: float) -> tuple[str, list[Path]]:
+    """Write a study's report; (the terminal summary, the paths written)."""
+    from ordauc.experiment.study import read_study_record
+    from ordauc.report.load import load_results, study_metrics
+    from ordauc.report.page import write_study_page
+    from ordauc.report.write import write_report
+
+    results = load_results(directory)
+    out = out if out is not None else directory / "report"
+    written = write_report(results, out, metrics=metrics or study_metrics(directory, results),
+                           alpha=alpha)
+    claims = study_claims([directory])
+    paths = [*written, *write_texts(out, claims_texts(claims))]
+    record = read_study_record(directory)
+    title = f"ordauc study: {record.stem if record else directory.resolve().name}"
+    paths.append(write_study_page(directory, out, results, claims, title))
+    verdicts = claims["verdict"].value_counts()
+    line = (f"\nClaims: {', '.join(f'{n} {v}' for v, n in verdicts.items())} "
+            f"(report/claims.md)" if len(claims) else "")
+    return written.summary + line, paths
+
+
+def study_folders(folder: Path) -> list[Path]:
+    """The study folders directly inside ``folder`` (each holds a results.csv)."""
+    return sorted(p for p in folder.iterdir() if (p / "results.csv").is_file())
+
+
+def report_folder(folder: Path, alpha: float) -> tuple[str, list[Path]]:
+    """Report every study in ``folder`` and write the index page over them."""
+    from ordauc.report.load import load_results
+    from ordauc.report.page import PAGE, write_index_page
+
+    studies = study_folders(folder)
+    others = sorted(p for p in folder.iterdir()
+                    if p.is_dir() and p not in studies and study_folders(p))
+    if not studies and not others:
+        raise UserError(f"{str(folder)!r} holds no results.csv and no study folders; pass an "
+                        "output folder of `ordauc run`, or a folder of them")
+    paths: list[Path] = []
+    lines = []
+    for directory in studies:
+        try:
+            _, written = report_study(directory, None, None, alpha)
+        except UserError as exc:  # one unreadable study does not hide the others
+            lines.append(f"{directory.name}: not reported ({exc})")
+            continue
+        paths += written
+        lines.append(f"{directory.name}: {directory / 'report' / PAGE}")
+    reported = [d for d in studies if (d / "report" / PAGE).is_file()]
+    for sub in others:
+        paths += report_folder(sub, alpha)[1]
+    claims = study_claims(reported) if reported else pd.DataFrame(
+        columns=[*CLAIM_COLUMNS, "reading", "study"])
+    paths += write_texts(folder, claims_texts(claims)) if len(claims) else []
+    tables = [(d.name, d, load_results(d)) for d in reported]
+    paths.append(write_index_page(folder, tables, claims, others))
+    return "\n".join([f"Index of {len(reported)} studies: {folder / PAGE}", *lines]), paths

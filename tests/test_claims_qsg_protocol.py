@@ -1,0 +1,199 @@
+"""The QSG papers' protocol statements (QS3-P1 ... QS3-P6, QSG-P1 ... QSG-P6) on hand-made
+results tables; the prepared data is replaced by small arrays, or is a built-in set (no
+network, no large data)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from claims_tables import runs, study
+
+from ordauc.claims import CLAIMS, qsg_protocol
+from ordauc.claims.registry import CONFIRMED, NOT_CONFIRMED, PARTIAL, UNDECIDABLE
+from ordauc.data.catalog import CATALOG
+
+UNIT_X = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.5, 0.5, 0.0]], dtype=np.float32)
+
+
+def check(claim_id: str, s) -> tuple[str, str]:
+    outcome = CLAIMS[claim_id].check(s)
+    return outcome.verdict, outcome.statistic + " | " + outcome.evidence
+
+
+@pytest.fixture
+def data(monkeypatch):
+    """Every dataset 'prepared', loaded as ``data.X`` / ``data.y`` (set by the test)."""
+    fake = SimpleNamespace(X=UNIT_X, y=np.repeat(np.arange(1, 6), 20), info={}, cached=True)
+    monkeypatch.setattr(qsg_protocol, "prepared", lambda name: fake.cached)
+    monkeypatch.setattr(qsg_protocol, "load_dataset", lambda name, params: fake)
+    return fake
+
+
+# --- datasets: Table 2 -----------------------------------------------------------------------
+
+def test_qs3_p1_catalogue_and_class_shares(data, monkeypatch):
+    s = study("qs3orao", runs("road3d", "qs3orao"))
+    assert check("QS3-P1", s)[0] == CONFIRMED
+    data.y = np.repeat(np.arange(1, 6), [30, 20, 20, 15, 15])
+    got, text = check("QS3-P1", s)
+    assert got == NOT_CONFIRMED and "shares 0.150-0.300" in text
+    data.cached = False
+    got, text = check("QS3-P1", s)
+    assert got == UNDECIDABLE and "fetch road3d" in text and "fetch pet" in text
+    monkeypatch.setitem(CATALOG, "year", dataclasses.replace(CATALOG["year"], n=515_345))
+    got, text = check("QS3-P1", s)
+    assert got == NOT_CONFIRMED and "year catalogue 515,345" in text
+
+
+@pytest.mark.parametrize("label, verdict", [
+    ("codrna", CONFIRMED), ("higgs[n_rows=1100000]", CONFIRMED), ("higgs", PARTIAL)])
+def test_qsg_p1_catalogue_with_higgs_flagged(label, verdict):
+    got, text = check("QSG-P1", study("qsg_s2auc", runs(label, "qsg_s2auc")))
+    assert got == verdict and "Higgs: paper 1,100,000" in text
+    assert "unclonable: N = train + official test, d + response column" in text
+
+
+def test_qsg_p1_a_mismatch_is_not_confirmed(monkeypatch):
+    monkeypatch.setitem(CATALOG, "codrna", dataclasses.replace(CATALOG["codrna"], d=9))
+    got, text = check("QSG-P1", study("qsg_s2auc", runs("codrna", "qsg_s2auc")))
+    assert got == NOT_CONFIRMED and "codrna d 9 vs 8" in text
+
+
+# --- labeled rows, full size, features in [0, 1] --------------------------------------------
+
+ORD = "synthetic_ordinal[d=3,n=1500]"  # N = 1,500 by its generator's parameter
+
+
+@pytest.mark.parametrize("n_labeled, n_unlabeled, x, cached, verdict, key", [
+    (500, 1000, UNIT_X, True, CONFIRMED, "1,500 of 1,500 rows"),
+    (150, 1350, UNIT_X, True, NOT_CONFIRMED, "n_labeled [150]"),
+    (500, 1000, UNIT_X * 0.9, True, NOT_CONFIRMED, "2 of 3 columns not min-max scaled"),
+    (500, 1000, UNIT_X, False, UNDECIDABLE, "fetch synthetic_ordinal"),
+    (500, 800, UNIT_X, True, UNDECIDABLE, "add n_unlabeled: all"),
+])
+def test_qs3_p2_labeled_rows_and_scaling(data, n_labeled, n_unlabeled, x, cached, verdict, key):
+    data.X, data.cached = x, cached
+    s = study("qs3orao", runs(ORD, "qs3orao", n_labeled=n_labeled, n_unlabeled=n_unlabeled,
+                              n_test=n_unlabeled, eval_set="unlabeled", auc=[0.8]))
+    got, text = check("QS3-P2", s)
+    assert got == verdict and key in text
+
+
+@pytest.mark.parametrize("n_labeled, n_unlabeled, n_test, verdict", [
+    (200, 227, 142, CONFIRMED),  # breast cancer's 569 rows, 142 held out for testing
+    (100, 327, 142, NOT_CONFIRMED),
+    (200, 100, 142, UNDECIDABLE),
+])
+def test_qsg_p2_on_a_built_in_set(n_labeled, n_unlabeled, n_test, verdict):
+    s = study("qsg_s2auc", runs("breast_cancer", "qsg_s2auc", n_labeled=n_labeled,
+                                n_unlabeled=n_unlabeled, n_test=n_test, eval_set="test",
+                                auc=[0.9]))
+    got, text = check("QSG-P2", s)
+    assert got == verdict and "breast_cancer features min 0 and max 1" in text
+
+
+# --- PNU-AUC's class prior -------------------------------------------------------------------
+
+@pytest.mark.parametrize("prior, n_unlabeled, verdict", [
+    (212 / 569, 227, CONFIRMED),  # the training share (212 malignant of 569)
+    (0.4, 227, NOT_CONFIRMED),  # the 200 labeled rows' share
+    (0.4, 100, UNDECIDABLE),  # no full-size run
+])
+def test_qsg_p5_prior_is_the_training_share(prior, n_unlabeled, verdict):
+    s = study("qsg_s2auc", runs("breast_cancer", "pnu_auc", n_unlabeled=n_unlabeled,
+                                n_test=142, p_prior=[prior, prior]))
+    got, text = check("QSG-P5", s)
+    assert got == verdict and f"in {2 if prior == 0.4 else 0} of 2 runs" in text
+    assert check("QSG-P5", study("qsg_s2auc", runs("x", "samult")))[0] == UNDECIDABLE
+
+
+# --- trials, grids, kernels, the machine -----------------------------------------------------
+
+def trials(name: str, solvers: list[str], reps: int, n_labeled: int) -> object:
+    return study(name, *[runs(d, s, n_labeled=n_labeled, auc=[0.8] * reps)
+                         for d in ("d0", "d1") for s in solvers])
+
+
+@pytest.mark.parametrize("claim_id, name, solvers, n_labeled", [
+    ("QS3-P3", "qs3orao", ["qs3orao", "svorex", "m_pnu_auc", "m_samult"], 500),
+    ("QSG-P3", "qsg_s2auc", ["qsg_s2auc", "samult", "pnu_auc"], 200)])
+def test_ten_trials(claim_id, name, solvers, n_labeled):
+    assert check(claim_id, trials(name, solvers, 10, n_labeled))[0] == CONFIRMED
+    got, text = check(claim_id, trials(name, solvers, 3, n_labeled))
+    assert got == NOT_CONFIRMED and f"{solvers[0]} 3" in text
+    assert check(claim_id, trials(name, solvers[:-1], 10, n_labeled))[0] == UNDECIDABLE
+
+
+GRID_CASES = [("QS3-P4", "qs3orao", {"qs3orao": "gamma", "m_samult": "gamma",
+                                       "m_pnu_auc": "eta"}),
+              ("QSG-P4", "qsg_s2auc", {"qsg_s2auc": "gamma", "samult": "gamma",
+                                        "pnu_auc": "eta"})]
+
+
+@functools.cache
+def config_of(path: str) -> object:
+    from ordauc.config import load_config
+
+    return load_config(path)
+
+
+def grid_study(name: str, solvers: dict[str, str], lam: float, config: str | None):
+    s = study(name, *[runs("d0", solver, tuning="cv", p_lam=[lam, 8.0], p_sigma=[1.0, 0.5],
+                           **{f"p_{third}": [0.3, 1.0]}) for solver, third in solvers.items()])
+    s.config = config_of(config) if config else None
+    return s
+
+
+@pytest.mark.parametrize("claim_id, name, solvers", GRID_CASES)
+def test_cv_grids(claim_id, name, solvers):
+    got, text = check(claim_id, grid_study(name, solvers, 0.125, f"configs/{name}.yaml"))
+    assert got == CONFIRMED and f"{list(solvers)[0]}.lam 100%" in text
+    got, text = check(claim_id, grid_study(name, solvers, 0.125, f"configs/offline/{name}.yaml"))
+    assert got == NOT_CONFIRMED and "searched 3-fold over 2 lam" in text
+    got, text = check(claim_id, grid_study(name, solvers, 0.3, f"configs/{name}.yaml"))
+    assert got == NOT_CONFIRMED and "lam off the grid" in text
+    assert check(claim_id, grid_study(name, solvers, 0.125, None))[0] == UNDECIDABLE
+
+
+def kernels(solvers: dict[str, str], message: str = "", limit: int | None = None):
+    s = study("qsg_s2auc_time", *[runs("d0", solver, **{column: [1.0]})
+                                  for solver, column in solvers.items()],
+              runs("d0", "samult", status="skipped", message=message) if message else [])
+    s.config = SimpleNamespace(memory_limit=limit, datasets=())
+    return s
+
+
+ORD_KERNELS = {"qs3orao": "p_sigma", "m_samult": "p_sigma", "m_pnu_auc": "p_sigma",
+               "svorex": "p_kappa"}
+BIN_KERNELS = {"qsg_s2auc": "p_sigma", "samult": "p_sigma", "pnu_auc": "p_sigma"}
+GUARD = "needs 90 GB for 70,000 training rows x 8 features, limit {} GB{}; raise --memory-limit"
+
+
+def test_qs3_p5_kernels_and_the_hinge_loss_of_svorex():
+    got, text = check("QS3-P5", kernels(ORD_KERNELS))
+    assert got == PARTIAL and "3 of 3 AUC methods" in text and "s = 1 / sqrt(2 sigma)" in text
+    assert check("QS3-P5", kernels({**ORD_KERNELS, "m_samult": "p_lam"}))[0] == NOT_CONFIRMED
+    assert check("QS3-P5", kernels({"qs3orao": "p_sigma"}))[0] == UNDECIDABLE
+
+
+@pytest.mark.parametrize("message, limit, verdict", [
+    (GUARD.format(40, " (80 GB shared by 2 parallel cells)"), None, CONFIRMED),
+    ("", 80 * 2**30, CONFIRMED),  # the config's memory_limit: 80GB
+    (GUARD.format(9.42, ""), None, NOT_CONFIRMED),
+    ("", None, UNDECIDABLE),
+])
+def test_memory_limit_of_the_machine(message, limit, verdict):
+    assert check("QS3-P6", kernels(ORD_KERNELS, message, limit))[0] == verdict
+    assert check("QSG-P6", kernels(BIN_KERNELS, message, limit))[0] == verdict
+
+
+def test_qsg_p6_needs_the_sigma_kernel_of_every_method():
+    message = GUARD.format(80, "")
+    assert check("QSG-P6", kernels({**BIN_KERNELS, "pnu_auc": "p_kappa"}, message))[0] == \
+        NOT_CONFIRMED
+    got, text = check("QSG-P6", kernels({"qsg_s2auc": "p_sigma"}, message))
+    assert got == UNDECIDABLE and "no ok run of samult" in text and "no runs of pnu_auc" in text

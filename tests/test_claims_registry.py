@@ -1,0 +1,75 @@
+"""The claims registry as a whole: every claim of the four papers registered once, documented,
+and checked without error on a study that lacks its runs (UNDECIDABLE, saying what is missing);
+a study's page lists its paper's claims, other studies' claims naming their config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from claims_tables import runs, study
+
+from ordauc.claims import CLAIMS, PAPERS, check_claims
+from ordauc.claims.catalogue import with_catalogue
+from ordauc.claims.registry import UNDECIDABLE, VERDICTS
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "claims.md"
+# The papers' claims: result claims, theory with a trace in the data, protocol statements, and
+# the two checks of the unlabeled rows' value.
+EXPECTED = {
+    "QS3ORAO": [f"QS3-{i}" for i in range(1, 13)] + [f"QS3-P{i}" for i in range(1, 7)]
+    + ["U-ORD"],
+    "QSG-S2AUC": [f"QSG-{i}" for i in range(1, 10)] + [f"QSG-P{i}" for i in range(1, 7)]
+    + ["U-BIN"],
+    "NPSVOR": [f"NP-{i}" for i in range(1, 18)] + [f"NP-P{i}" for i in range(1, 6)],
+    "AUC-DCD": [f"DCD-{i}" for i in range(1, 11)] + [f"DCD-P{i}" for i in range(1, 7)],
+}
+
+
+def test_every_claim_of_the_four_papers_is_registered_once() -> None:
+    for paper, ids in EXPECTED.items():
+        assert sorted(c.id for c in CLAIMS.values() if c.paper == paper) == sorted(ids), paper
+    assert len(CLAIMS) == sum(len(ids) for ids in EXPECTED.values()) == 73
+    for claim in CLAIMS.values():
+        assert claim.paper in PAPERS and claim.text and len(claim.rule) > 20
+        assert claim.composite or claim.studies
+
+
+def test_the_docs_list_every_claim_as_the_registry_has_it() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    assert with_catalogue(text) == text, "run python -m ordauc.claims.catalogue docs/claims.md"
+    for claim_id in CLAIMS:
+        assert f"| {claim_id} |" in text
+
+
+@pytest.mark.parametrize("name", sorted({s for c in CLAIMS.values() for s in c.studies}))
+def test_a_study_without_the_runs_gives_undecidable_with_a_reason(name: str) -> None:
+    """Every claim, on a study of the right name whose rows are of another solver and dataset:
+    no exception, every verdict UNDECIDABLE or decided, never silent."""
+    empty = study(name, runs("some_data", "some_solver", auc=[0.8, 0.9], mze=[0.3, 0.2],
+                             mae=[0.4, 0.3], fit_time_s=[1.0, 1.0], cv_time_s=[2.0, 2.0]))
+    findings = check_claims([empty])
+    mine = {c.id for c in CLAIMS.values() if name in c.studies}
+    assert mine <= {f.claim.id for f in findings}
+    for finding in findings:
+        assert finding.outcome.verdict in VERDICTS
+        if finding.outcome.verdict == UNDECIDABLE:
+            assert len(finding.outcome.evidence) > 15, finding.claim.id
+
+
+def test_claims_of_another_study_name_the_config_that_decides_them() -> None:
+    findings = {f.claim.id: f for f in check_claims([study("npsvor_toy", runs(
+        "npsvor_toy", "npsvor", mze=[0.1] * 20, mae=[0.1] * 20))])}
+    assert set(findings) == set(EXPECTED["NPSVOR"])
+    ranks = findings["NP-5"]
+    assert ranks.outcome.verdict == UNDECIDABLE and ranks.study == ""
+    assert "configs/npsvor.yaml" in ranks.outcome.evidence
+    assert findings["NP-2"].study == "npsvor_toy"
+
+
+def test_a_composite_claim_reads_the_outcomes_of_its_parts() -> None:
+    """QS3-9 is decided from QS3-4, QS3-5/6 and QS3-7: all undecidable here, so is it."""
+    findings = {f.claim.id: f for f in check_claims([study("qs3orao_time", runs(
+        "x", "qs3orao", auc=[0.8] * 10, fit_time_s=[1.0] * 10))])}
+    assert CLAIMS["QS3-9"].composite
+    assert findings["QS3-9"].outcome.verdict == UNDECIDABLE

@@ -1,0 +1,139 @@
+"""The cost estimate of a dry run: fits counted as the tuner makes them, constants calibrated
+from timed fits, finished rows rescaling an estimate, and the lines the dry run prints."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator
+from test_runner import STUDY
+
+from ordauc.config import SolverSpec, TuningSpec
+from ordauc.experiment import estimate as est
+from ordauc.experiment.plan import Cell, SplitSeeds
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ORDAUC_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ORDAUC_ESTIMATE", "1")
+
+
+def cell(grid: dict, kind: str = "cv", folds: int = 5, labeled_only: bool = False,
+         name: str = "samult", shared: bool = True) -> Cell:
+    from ordauc.config import DatasetSpec
+
+    return Cell(dataset=DatasetSpec(name="diabetes"),
+                solver=SolverSpec(label=name, name=name, params={}, grid=grid),
+                tuning=TuningSpec(kind=kind, folds=folds, shared=shared), task="binary",
+                repetition=0, n_labeled=100, n_unlabeled=400, seeds=SplitSeeds(1, 2),
+                solver_seed=4, config_hash="h", labeled_only=labeled_only)
+
+
+def test_fits_are_counted_as_the_tuner_makes_them() -> None:
+    grid = {"lam": [0.5, 1.0, 2.0], "sigma": [0.5, 1.0]}
+    # inner 5-fold CV: every point on 4/5 of the labeled rows (+ every unlabeled row), a refit
+    assert est.fits_of(cell(grid), 100, 400) == [(480, 5, 1)] * 6 + [(500, 1, 1)]
+    assert est.fits_of(cell(grid, labeled_only=True), 100, 400) == [(80, 5, 1)] * 6 + [
+        (100, 1, 1)]
+    assert est.fits_of(cell(grid, kind="test"), 100, 400) == [(500, 6, 1)]
+    assert est.fits_of(cell({}), 100, 400) == [(500, 1, 1)]
+
+
+def test_shared_passes_are_counted_per_pass() -> None:
+    from ordauc import solvers
+
+    grid = {"lam": [0.5, 1.0, 2.0], "gamma": [0.2, 0.8], "sigma": [0.5, 1.0]}
+    qsg = solvers.get("qsg_s2auc")
+    passes = est.passes(qsg, cell(grid, name="qsg_s2auc"))
+    assert sorted(passes) == [6, 6]  # one pass per sigma, every (lam, gamma) inside it
+    assert est.passes(qsg, cell(grid, name="qsg_s2auc", shared=False)) == [1] * 12
+    assert len(est.pass_points(qsg, cell(grid, name="qsg_s2auc"))) == 4
+
+
+class QuadraticSleeper(BaseEstimator):
+    """A fit that takes 0.01 s + n^2 / 5e7 s, and declares n^2 as its cost."""
+
+    def __init__(self, scale: float = 5e7) -> None:
+        self.scale = scale
+
+    def fit_cost(self, n_samples: int, n_features: int) -> float:
+        return float(n_samples) ** 2
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> QuadraticSleeper:
+        time.sleep(0.01 + len(X) ** 2 / self.scale)
+        return self
+
+
+def test_calibration_recovers_the_constants_of_a_known_cost(monkeypatch) -> None:
+    monkeypatch.setattr(est, "SIZES", (250, 500, 1000))
+    found = est.calibrate(QuadraticSleeper(), "binary", 2, 3, uses_unlabeled=False)
+    assert found.points == 3
+    # 1000 rows: 0.01 + 0.02 s; extrapolated to 4000 rows: 0.01 + 0.32 s
+    assert found.seconds(1000 ** 2) == pytest.approx(0.03, rel=0.3)
+    assert found.seconds(4000 ** 2) == pytest.approx(0.33, rel=0.3)
+
+
+def test_calibrations_are_cached_per_machine(tmp_path: Path) -> None:
+    made = []
+
+    def make() -> est.Calibration:
+        made.append(1)
+        return est.Calibration(0.5, 2e-9, 3, 0.25)
+
+    first = est.cached_calibration("k", make)
+    again = est.cached_calibration("k", make)
+    assert first == again == est.Calibration(0.5, 2e-9, 3, 0.25) and made == [1]
+    assert (tmp_path / "cache" / "calibration.json").is_file()
+
+
+def test_a_cell_costs_its_fits_and_finished_rows_rescale_it() -> None:
+    calib = est.Calibration(a=0.0, b=1e-6, points=3, share=0.5)
+    grid = {"lam": [0.5, 1.0]}
+    todo = cell(grid)
+    costs, by_key = est.estimate_cells([todo], {}, calibrate_with=lambda: calib)
+    n_fold, n = 80 + 400, 500  # the catalogue has no diabetes: the sizes of the cell
+    units = [est.fit_units(_samult(), n_fold, 10), est.fit_units(_samult(), n, 10)]
+    # SAMULT fits its lambda path in one shared pass per fold: 2 models at 1 + 0.5 fits' cost
+    expected = 5 * 1.5 * 1e-6 * units[0] + 1e-6 * units[1] + est.CELL_OVERHEAD
+    assert by_key[todo.fit_key] == pytest.approx(expected)
+    assert costs["samult"].fits == 11 and costs["samult"].cells == 1
+
+    done = cell(grid)  # the same cell, finished in the folder in twice the estimated time
+    rows = [{"key": done.key, "fit_key": done.fit_key, "status": "ok",
+             "wall_time_s": str(2 * expected)}]
+    est.scale_by_rows(costs, [done], {}, rows, calibrate_with=lambda: calib)
+    assert costs["samult"].seconds == pytest.approx(2 * expected)
+    assert "1 finished fit" in costs["samult"].source
+
+
+def _samult() -> object:
+    from ordauc import solvers
+
+    return solvers.get("samult")
+
+
+def test_wall_time_is_core_time_shared_by_the_jobs_never_below_the_longest() -> None:
+    costs = {"a": est.SolverCost(cells=4, seconds=400.0, longest=100.0),
+             "b": est.SolverCost(cells=1, seconds=300.0, longest=300.0)}
+    assert est.core_hours(costs) == pytest.approx(700 / 3600)
+    assert est.wall_seconds(costs, 2) == 350.0
+    assert est.wall_seconds(costs, 8) == 300.0
+    assert [est.human(s) for s in (45, 720, 3.4 * 3600, 3 * 86400)] == [
+        "45 s", "12 min", "3.4 h", "3.0 days"]
+
+
+def test_the_dry_run_ends_with_the_estimate(write_config, cli, tmp_path: Path) -> None:
+    config = write_config({**STUDY, "solvers": {
+        "samult": {"grid": {"lam": [0.5, 1.0], "sigma": [1.0], "gamma": [0.5]}}}})
+    code, out, _ = cli("run", config, "--dry-run", "--out", tmp_path / "out", "-j", "2")
+    assert code == 0
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("estimated cost of the"))
+    assert "1 cells to run" in lines[head] and "--n-jobs 2" in lines[head]
+    assert lines[head + 1].split()[:5] == ["samult", "1", "cells", "7", "fits"]
+    assert lines[head + 2].split()[0] == "total" and "core-hours" in lines[head + 2]
+    assert not (tmp_path / "out").exists()
