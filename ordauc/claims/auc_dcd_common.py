@@ -27,6 +27,7 @@ import pandas as pd
 
 from ordauc.claims import evidence as ev
 from ordauc.claims.study import Study
+from ordauc.report.compare import label_variants
 from ordauc.report.load import registry_names
 
 OAM, SDCD, PERM, MSGD = "oam_inf", "auc_sdcd", "auc_sdcdperm", "auc_msgd"
@@ -64,17 +65,8 @@ def variants(results: pd.DataFrame) -> list[Variant]:
     """Every variant of the known methods in ``results``, in the order labels first appear."""
     if results.empty or "solver" not in results.columns:
         return []
-    rows = results.assign(_name=registry_names(results))
-    rows = rows[rows["_name"].isin(KNOWN)]
-    found: dict[tuple[str, str], dict[str, str]] = {}
-    for label in pd.unique(rows["solver"]):
-        mine = rows[rows["solver"] == label]
-        name = str(mine["_name"].iloc[0])
-        label = str(label)
-        suffix = label[len(name):] if label.startswith(name) else f"_{label}"
-        kinds = mine["tuning"].dropna().astype(str) if "tuning" in mine.columns else []
-        tuning = str(kinds.mode().iloc[0]) if len(kinds) else ""
-        found.setdefault((suffix, tuning), {}).setdefault(name, label)
+    rows = results.assign(registry=registry_names(results))
+    found = label_variants(rows[rows["registry"].isin(KNOWN)])
     return [Variant(s, t, labels) for (s, t), labels in found.items()]
 
 

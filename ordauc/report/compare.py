@@ -76,8 +76,10 @@ def _tuning_of(rows: pd.DataFrame) -> str:
     return str(kinds.mode().iloc[0]) if len(kinds) else ""
 
 
-def _variants(rows: pd.DataFrame) -> dict[tuple[str, str], dict[str, str]]:
-    """(variant, tuning) -> {registry name: label}, in the order labels first appear."""
+def label_variants(rows: pd.DataFrame) -> dict[tuple[str, str], dict[str, str]]:
+    """(variant, tuning) -> {registry name: label}, in the order labels first appear; ``rows``
+    has the registry name of each row in a ``registry`` column. The variant is what a label
+    adds to its registry name (``_paper``), the tuning the rows' most common tuning kind."""
     variants: dict[tuple[str, str], dict[str, str]] = {}
     for label in pd.unique(rows["solver"]):
         mine = rows[rows["solver"] == label]
@@ -139,7 +141,7 @@ def compare_published(results: pd.DataFrame,
         held = set(mine["dataset"])
         datasets = [d for d in published.datasets if d in held]
         not_run = [d for d in published.datasets if d not in held]
-        for (variant, tuning), labels in _variants(mine).items():
+        for (variant, tuning), labels in label_variants(mine).items():
             comparisons.append(Comparison(published=published, variant=variant, tuning=tuning,
                                           labels=labels,
                                           frame=_frame(published, mine, labels, datasets),
