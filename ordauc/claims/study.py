@@ -37,8 +37,9 @@ class Study:
     config: object | None = field(default=None, repr=False)
 
     @classmethod
-    def from_folder(cls, directory: str | Path) -> Study:
-        """Read a results folder of ``ordauc run``."""
+    def from_folder(cls, directory: str | Path, results: pd.DataFrame | None = None) -> Study:
+        """Read a results folder of ``ordauc run`` (its table too, unless ``results`` is the
+        one a caller has read already)."""
         from ordauc.experiment.results import CURVES_NAME, TUNING_NAME
         from ordauc.experiment.study import read_study_record
         from ordauc.report.load import load_results, study_config
@@ -47,7 +48,7 @@ class Study:
         record = read_study_record(directory)
         name = record.stem if record else directory.name
         offline = record.offline if record else directory.parent.name == "offline"
-        return cls(name=name, results=load_results(directory),
+        return cls(name=name, results=load_results(directory) if results is None else results,
                    curves=_side_table(directory / CURVES_NAME),
                    tuning=_side_table(directory / TUNING_NAME), offline=offline,
                    directory=directory, config=study_config(directory))

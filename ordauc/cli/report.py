@@ -84,7 +84,8 @@ def report(
                             "of studies")
         summary, paths = report_folder(directory, alpha)
     else:
-        summary, paths = report_study(directory, out, tuple(metric) if metric else None, alpha)
+        summary, paths, _ = report_study(directory, out, tuple(metric) if metric else None,
+                                         alpha)
     typer.echo(summary)
     for path in paths:
         typer.echo(str(path), err=True)

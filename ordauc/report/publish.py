@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ordauc.errors import UserError
 from ordauc.report.files import write_texts
+
+if TYPE_CHECKING:
+    from ordauc.claims import Study
 
 CLAIM_COLUMNS = ["paper", "claim", "verdict", "statistic", "evidence", "rule"]
 
@@ -40,17 +44,17 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def study_claims(directories: Iterable[Path]) -> pd.DataFrame:
-    """The claims table of the studies in ``directories`` (see
-    :func:`ordauc.claims.check_claims`)."""
-    from ordauc.claims import Study, check_claims, findings_table
+def study_claims(studies: Iterable[Study]) -> pd.DataFrame:
+    """The claims table of ``studies`` (see :func:`ordauc.claims.check_claims`)."""
+    from ordauc.claims import check_claims, findings_table
 
-    return findings_table(check_claims([Study.from_folder(d) for d in directories]))
+    return findings_table(check_claims(list(studies)))
 
 
 def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | None,
-                 alpha: float) -> tuple[str, list[Path]]:
-    """Write a study's report; (the terminal summary, the paths written)."""
+                 alpha: float) -> tuple[str, list[Path], Study]:
+    """Write a study's report; (the terminal summary, the paths written, the study read)."""
+    from ordauc.claims import Study
     from ordauc.experiment.study import read_study_record
     from ordauc.report.load import load_results, study_metrics
     from ordauc.report.page import write_study_page
@@ -60,7 +64,8 @@ def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | N
     out = out if out is not None else directory / "report"
     written = write_report(results, out, metrics=metrics or study_metrics(directory, results),
                            alpha=alpha)
-    claims = study_claims([directory])
+    study = Study.from_folder(directory, results)
+    claims = study_claims([study])
     paths = [*written, *write_texts(out, claims_texts(claims))]
     record = read_study_record(directory)
     title = f"ordauc study: {record.stem if record else directory.resolve().name}"
@@ -68,7 +73,7 @@ def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | N
     verdicts = claims["verdict"].value_counts()
     line = (f"\nClaims: {', '.join(f'{n} {v}' for v, n in verdicts.items())} "
             f"(report/claims.md)" if len(claims) else "")
-    return written.summary + line, paths
+    return written.summary + line, paths, study
 
 
 def study_folders(folder: Path) -> list[Path]:
@@ -78,7 +83,6 @@ def study_folders(folder: Path) -> list[Path]:
 
 def report_folder(folder: Path, alpha: float) -> tuple[str, list[Path]]:
     """Report every study in ``folder`` and write the index page over them."""
-    from ordauc.report.load import load_results
     from ordauc.report.page import PAGE, write_index_page
 
     studies = study_folders(folder)
@@ -89,20 +93,21 @@ def report_folder(folder: Path, alpha: float) -> tuple[str, list[Path]]:
                         "output folder of `ordauc run`, or a folder of them")
     paths: list[Path] = []
     lines = []
+    reported: list[Study] = []
     for directory in studies:
         try:
-            _, written = report_study(directory, None, None, alpha)
+            _, written, study = report_study(directory, None, None, alpha)
         except UserError as exc:  # one unreadable study does not hide the others
             lines.append(f"{directory.name}: not reported ({exc})")
             continue
         paths += written
+        reported.append(study)
         lines.append(f"{directory.name}: {directory / 'report' / PAGE}")
-    reported = [d for d in studies if (d / "report" / PAGE).is_file()]
     for sub in others:
         paths += report_folder(sub, alpha)[1]
     claims = study_claims(reported) if reported else pd.DataFrame(
         columns=[*CLAIM_COLUMNS, "reading", "study"])
     paths += write_texts(folder, claims_texts(claims)) if len(claims) else []
-    tables = [(d.name, d, load_results(d)) for d in reported]
+    tables = [(s.directory.name, s.directory, s.results) for s in reported]
     paths.append(write_index_page(folder, tables, claims, others))
     return "\n".join([f"Index of {len(reported)} studies: {folder / PAGE}", *lines]), paths
