@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ordauc.errors import UserError
-from ordauc.experiment.backends import DaskBackend, LocalBackend, make_backend
+from ordauc.experiment.backends import LocalBackend, make_backend
+from ordauc.experiment.cluster import DaskBackend
 from ordauc.experiment.isolate import ParentGuard
 
 STUDY = {"datasets": ["breast_cancer"], "resampling": {"n_labeled": [30], "n_unlabeled": [20]},
