@@ -31,13 +31,13 @@ def estimate(config: Path, out: Path, data_dir: str | None) -> dict[str, float]:
     """Seconds per solver label, as the dry run estimates them for an empty folder."""
     from ordauc.config import load_config
     from ordauc.experiment import RunOptions
-    from ordauc.experiment.estimate import estimate_cells
-    from ordauc.experiment.runner import KEPT_STATES, dry_run
+    from ordauc.experiment.estimate import dry_run_costs
+    from ordauc.experiment.runner import dry_run
 
     options = RunOptions(out=out, data_dir=data_dir, memory_limit=_bytes(config.stem))
-    report = dry_run(load_config(config), options)
-    todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
-    costs, _ = estimate_cells(todo, report.sizes)
+    study = load_config(config)
+    report = dry_run(study, options)
+    costs = dry_run_costs(report, data_dir, study.preprocess == "standardize")
     return {label: cost.seconds for label, cost in costs.items()}
 
 

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator
 from test_runner import STUDY
 
 from ordauc.config import SolverSpec, TuningSpec
+from ordauc.experiment import calibration as cal
 from ordauc.experiment import estimate as est
 from ordauc.experiment.plan import Cell, SplitSeeds
 
@@ -55,7 +56,8 @@ def test_shared_passes_are_counted_per_pass() -> None:
 
 
 class QuadraticSleeper(BaseEstimator):
-    """A fit that takes 0.01 s + n^2 / 5e7 s, and declares n^2 as its cost."""
+    """A fit that takes 0.01 s + n^2 / 5e7 s and declares n^2 as its cost; scoring takes
+    n_eval / 2e5 s and declares n_eval."""
 
     def __init__(self, scale: float = 5e7) -> None:
         self.scale = scale
@@ -63,51 +65,113 @@ class QuadraticSleeper(BaseEstimator):
     def fit_cost(self, n_samples: int, n_features: int) -> float:
         return float(n_samples) ** 2
 
+    def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
+        return float(n_eval)
+
     def fit(self, X: np.ndarray, y: np.ndarray) -> QuadraticSleeper:
         time.sleep(0.01 + len(X) ** 2 / self.scale)
         return self
 
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        time.sleep(len(X) / 2e5)
+        return np.arange(len(X), dtype=float)
 
-def test_calibration_recovers_the_constants_of_a_known_cost(monkeypatch) -> None:
-    monkeypatch.setattr(est, "SIZES", (250, 500, 1000))
-    found = est.calibrate(QuadraticSleeper(), "binary", 2, 3, uses_unlabeled=False)
+
+def _rows(n: int, labeled: int) -> tuple[np.ndarray, np.ndarray]:
+    return cal.synthetic("binary", 2, n, labeled, d=3)
+
+
+def test_calibration_recovers_the_constants_of_a_known_cost() -> None:
+    found = cal.calibrate(QuadraticSleeper(), _rows, [250, 500, 1000], uses_unlabeled=False)
     assert found.points == 3
-    # 1000 rows: 0.01 + 0.02 s; extrapolated to 4000 rows: 0.01 + 0.32 s
+    # 1000 rows: 0.01 + 0.02 s; extrapolated to 4000 rows: 0.01 + 0.32 s; the intercept too
     assert found.seconds(1000 ** 2) == pytest.approx(0.03, rel=0.3)
     assert found.seconds(4000 ** 2) == pytest.approx(0.33, rel=0.3)
+    assert found.a == pytest.approx(0.01, rel=0.5)
+    assert found.score == pytest.approx(1 / 2e5, rel=0.5)  # seconds per scored row
 
 
-def test_calibrations_are_cached_per_machine(tmp_path: Path) -> None:
+def test_calibration_sizes_reach_the_studys_own_size() -> None:
+    assert cal.calibration_sizes(10 ** 6) == [250, 500, 1000, 2000]
+    assert cal.calibration_sizes(800) == [250, 500, 800]
+    assert cal.calibration_sizes(150) == [75, 150]
+    assert cal.calibration_sizes(3) == [10, 20]
+
+
+def test_a_sampler_draws_the_datasets_own_rows_as_a_cell_sees_them() -> None:
+    from ordauc import data
+
+    sampler = cal.Sampler(lambda: data.load("breast_cancer"), standardize=True)
+    X, y = sampler.rows(100, 30)
+    full = data.load("breast_cancer")
+    assert X.shape == (100, full.n_features) and sampler.n_rows == full.n_samples
+    assert set(y[:30]) <= {0, 1} and set(y[30:]) == {-1}
+    assert np.allclose(X.mean(axis=0), 0, atol=1e-6) and np.allclose(X.std(axis=0), 1, atol=1e-3)
+    raw = cal.Sampler(lambda: data.load("breast_cancer")).rows(100, 100)[0]
+    # the rows are the dataset's (each drawn row is one of its rows), not synthetic stand-ins
+    assert all((np.abs(full.X - row).sum(axis=1) < 1e-9).any() for row in raw[:10])
+
+
+def test_samplers_are_made_for_fetched_datasets_only(tmp_path: Path) -> None:
+    from ordauc.config import DatasetSpec
+
+    fetched, missing = cell({}), cell({})
+    object.__setattr__(missing, "dataset", DatasetSpec(name="abalone"))
+    object.__setattr__(fetched, "dataset", DatasetSpec(name="breast_cancer"))
+    found = est.samplers_for([fetched, missing], str(tmp_path / "empty"), standardize=False)
+    assert list(found) == ["breast_cancer"]
+
+
+def test_calibrations_are_cached_per_machine(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(cal, "busy", lambda: False)  # a loaded machine keeps none
     made = []
 
     def make() -> est.Calibration:
         made.append(1)
         return est.Calibration(0.5, 2e-9, 3, 0.25)
 
-    first = est.cached_calibration("k", make)
-    again = est.cached_calibration("k", make)
+    first = cal.cached_calibration("k", make)
+    again = cal.cached_calibration("k", make)
     assert first == again == est.Calibration(0.5, 2e-9, 3, 0.25) and made == [1]
     assert (tmp_path / "cache" / "calibration.json").is_file()
 
 
-def test_a_cell_costs_its_fits_and_finished_rows_rescale_it() -> None:
-    calib = est.Calibration(a=0.0, b=1e-6, points=3, share=0.5)
+def test_a_cell_costs_its_fits_and_finished_rows_rescale_it(monkeypatch) -> None:
+    monkeypatch.setattr(est, "metrics_seconds", lambda task, k, n: 0.02)
+    calib = est.Calibration(a=0.0, b=1e-6, points=3, share=0.5, score=1e-7)
     grid = {"lam": [0.5, 1.0]}
     todo = cell(grid)
-    costs, by_key = est.estimate_cells([todo], {}, calibrate_with=lambda: calib)
+    costs, by_key = est.estimate_cells([todo], {}, calibrate_with=lambda: calib, fixed=0.05)
     n_fold, n = 80 + 400, 500  # the catalogue has no diabetes: the sizes of the cell
     units = [est.fit_units(_samult(), n_fold, 10), est.fit_units(_samult(), n, 10)]
+    # scoring the 500 rows left of the 1,000 the study has by default (a kernel expansion over
+    # the training rows) and computing the metrics
+    scoring = 1e-7 * n * 500 * 10 + 0.02
     # SAMULT fits its lambda path in one shared pass per fold: 2 models at 1 + 0.5 fits' cost
-    expected = 5 * 1.5 * 1e-6 * units[0] + 1e-6 * units[1] + est.CELL_OVERHEAD
+    expected = 5 * 1.5 * 1e-6 * units[0] + 1e-6 * units[1] + 0.05 + scoring
     assert by_key[todo.fit_key] == pytest.approx(expected)
     assert costs["samult"].fits == 11 and costs["samult"].cells == 1
 
     done = cell(grid)  # the same cell, finished in the folder in twice the estimated time
     rows = [{"key": done.key, "fit_key": done.fit_key, "status": "ok",
              "wall_time_s": str(2 * expected)}]
-    est.scale_by_rows(costs, [done], {}, rows, calibrate_with=lambda: calib)
+    est.scale_by_rows(costs, [done], {}, rows, calibrate_with=lambda: calib, fixed=0.05)
     assert costs["samult"].seconds == pytest.approx(2 * expected)
     assert "1 finished fit" in costs["samult"].source
+
+
+def test_cells_sharing_a_fit_pay_its_process_once_and_score_each(monkeypatch) -> None:
+    from dataclasses import replace
+
+    monkeypatch.setattr(est, "metrics_seconds", lambda task, k, n: 0.02)
+    calib = est.Calibration(a=1.0, b=0.0, points=2, score=0.0)
+    one = cell({}, labeled_only=True)
+    one = replace(one, shares_fit=True)
+    two = replace(one, n_unlabeled=800)
+    assert one.fit_key == two.fit_key and one.key != two.key
+    costs, by_key = est.estimate_cells([one, two], {}, calibrate_with=lambda: calib, fixed=0.5)
+    assert by_key[one.fit_key] == pytest.approx(1.0 + 0.5 + 2 * 0.02)
+    assert costs["samult"].cells == 2 and costs["samult"].fits == 1
 
 
 def _samult() -> object:

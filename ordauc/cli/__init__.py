@@ -16,6 +16,25 @@ import typer
 
 from ordauc.errors import NO_SPACE, DiskFull, UserError
 
+
+def _hide_flag_types() -> None:
+    """Show no type beside a flag in ``--help``: typer labels every flag ``<bool>``, which
+    reads as though ``--force`` took a value (click's own help shows flags bare)."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_ordauc_flags_bare", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: object) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._ordauc_flags_bare = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_hide_flag_types()
+
 app = typer.Typer(
     name="ordauc",
     help="Reproduce semi-supervised AUC optimisation and ordinal regression benchmarks.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -30,6 +31,8 @@ def datasets_cmd(
     rows = [("name", "task", "n", "d", "classes", "source", "licence", "cached")]
     rows += [_row(e, cache) for e in [*BUILTIN.values(), *CATALOG.values()]]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    rows = _fit_licences(rows, widths)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         typer.echo("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
     typer.echo(f"\ndata folder: {cache.root}   (n: training rows, +test rows of the official "
@@ -48,7 +51,7 @@ def _row(entry: Entry, cache: DataCache) -> tuple[str, ...]:
     return (entry.name, entry.task,
             _count(entry, "n", n) + (f" +{n_test:,}" if n_test else ""),
             _count(entry, "d", entry.d), _count(entry, "n_classes", entry.n_classes),
-            entry.origin, _short(entry.licence), cached)
+            entry.origin, entry.licence, cached)
 
 
 def _count(entry: Entry, field: str, value: int) -> str:
@@ -104,6 +107,18 @@ def _expand_configs(names: list[str]) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-def _short(licence: str) -> str:
-    head = licence.split(";")[0].split("(")[0].strip()
-    return head if len(head) <= 40 else head[:37] + "..."
+def _fit_licences(rows: list[tuple[str, ...]], widths: list[int]) -> list[tuple[str, ...]]:
+    """The rows with the licence column (the one before last) cut to what the terminal leaves
+    for it: whole where it fits or where the output is not a terminal (piped to a file)."""
+    import shutil
+
+    if not sys.stdout.isatty():
+        return rows
+    columns = shutil.get_terminal_size().columns
+    room = columns - (sum(widths) - widths[-2] + 2 * (len(widths) - 1))
+    room = max(room, 24)  # below this a licence says nothing: let the line wrap instead
+    return [(*r[:-2], _cut(r[-2], room), r[-1]) for r in rows]
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3].rstrip() + "..."

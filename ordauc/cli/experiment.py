@@ -208,26 +208,19 @@ def _print_estimate(report: object, options: RunOptions, config: Config) -> None
     """The cost of the cells still to run, per solver and in total, on this machine."""
     import os
 
-    from ordauc.experiment.estimate import (
-        busy,
-        core_hours,
-        estimate_cells,
-        human,
-        scale_by_rows,
-        wall_seconds,
-    )
+    from ordauc.experiment.calibration import busy
+    from ordauc.experiment.estimate import core_hours, dry_run_costs, human, wall_seconds
     from ordauc.experiment.preflight import default_memory_limit
     from ordauc.experiment.runner import KEPT_STATES
 
     todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
     if not todo:
         return
-    done = [s.cell for s in report.states if s.state in KEPT_STATES]
     cores = os.cpu_count() or 1
     jobs = cores if options.n_jobs == -1 else max(1, options.n_jobs)
     limit = options.memory_limit or config.memory_limit or default_memory_limit()
-    costs, _ = estimate_cells(todo, report.sizes, memory_share=limit // jobs)
-    scale_by_rows(costs, done, report.sizes, report.rows)
+    costs = dry_run_costs(report, options.data_dir, config.preprocess == "standardize",
+                          memory_share=limit // jobs)
     typer.echo(f"\nestimated cost of the {len(todo)} cells to run (this machine, "
                f"{cores} cores, --n-jobs {jobs}):")
     width = max(len(label) for label in costs)

@@ -1,155 +1,52 @@
 """What a run will cost before it starts: core-hours and wall time per solver and in total.
 
-Every solver declares a cost model, ``fit_cost(n_samples, n_features)``: the relative work of
+Every solver declares a cost model: ``fit_cost(n_samples, n_features)``, the relative work of
 one fit (e.g. n^3 for SAMULT's dense solve, n_iter (c + n) for the QSG engine, whose every
-iteration touches the batch and the unlabeled rows). A model's constants are calibrated on this
-machine: one fit is timed at a few small sizes of synthetic data shaped like the study's (task,
-classes, features, share of unlabeled rows), and ``time = a + b * fit_cost`` is fitted by
-non-negative least squares (:func:`calibrate`). Where the results folder already holds finished
-rows of a solver, their measured times rescale its estimate instead (:func:`scale_by_rows`).
+iteration touches the batch and the unlabeled rows), and ``score_cost(n_train, n_eval,
+n_features)``, the work of scoring its model. Their constants are measured on this machine, on
+rows of the study's own datasets where they are fetched (:mod:`ordauc.experiment.calibration`).
+Where the results folder already holds finished rows of a solver, their measured times rescale
+its estimate instead (:func:`scale_by_rows`).
 
 A cell costs its fits: with inner k-fold CV over p grid points, p k fits on the fitting part of
 the folds and one refit on every training row; with test selection, p fits; untuned, one fit.
 Cells that share a fit (a supervised solver at every unlabeled size, one search for several
-selection metrics) are counted once, and each cell adds :data:`CELL_OVERHEAD` seconds (its
-process, data and scoring). The wall time at ``n_jobs`` parallel cells is the core time divided
-by ``n_jobs``, and never below the longest single fit group.
+selection metrics) are counted once; a fit group adds what its process pays once (the fork and
+loading the dataset, both measured), and each cell the scoring of its evaluation rows. The wall
+time at ``n_jobs`` parallel cells is the core time divided by ``n_jobs``, and never below the
+longest single fit group.
 
-Calibrations are kept per machine in ``$ORDAUC_CACHE`` (default ``~/.cache/ordauc``), so a
-second dry run does not time the solvers again; one timed while other work loaded the machine
-(:func:`busy`) is used once and not kept, and the dry run says the estimate may read high.
+Calibrating is bounded: past :data:`CALIBRATION_BUDGET` seconds of timing in one dry run, a
+solver's further datasets reuse its calibration on the dataset with the nearest feature count.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import platform
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
 from typing import Any
 
-import numpy as np
-from scipy.optimize import nnls
 from sklearn.model_selection import ParameterGrid
 
-CELL_OVERHEAD = 0.1  # seconds a cell spends outside its fits (process, split, scoring)
-SIZES = (250, 500, 1000, 2000)  # calibration sizes, stopped once a fit takes FIT_BUDGET
-FIT_BUDGET = 1.0  # seconds
+from ordauc.experiment.calibration import (
+    Calibration,
+    Sampler,
+    cached_calibration,
+    calibrate,
+    calibration_sizes,
+    fit_units,
+    fork_seconds,
+    metrics_seconds,
+    score_units,
+    synthetic,
+)
 
+CALIBRATION_BUDGET = 120.0  # seconds of timing one dry run spends before reusing calibrations
 
-@dataclass(frozen=True)
-class Calibration:
-    """``seconds = a + b * fit_cost(n, d)`` for one solver (label) on this machine."""
-
-    a: float
-    b: float
-    points: int  # fits timed
-    share: float = 1.0  # a shared grid pass of m models costs (1 + (m - 1) share) fits
-
-    def seconds(self, units: float, models: float = 1) -> float:
-        return (self.a + self.b * units) * (1 + (models - 1) * self.share)
-
-
-def fit_units(estimator: Any, n_samples: int, n_features: int) -> float:
-    """The solver's declared cost of one fit; n^2 d for a solver that declares none."""
-    cost = getattr(estimator, "fit_cost", None)
-    if cost is None:
-        return float(n_samples) ** 2 * n_features
-    return float(cost(int(n_samples), int(n_features)))
-
-
-def synthetic(task: str, n_classes: int, n: int, d: int, labeled: int, seed: int = 0
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows shaped like a study's: a noisy linear score cut into ``n_classes`` ordered classes
-    (0/1 for a binary task), the rows after ``labeled`` marked unlabeled (-1)."""
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d)).astype(np.float32)
-    score = X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n)
-    k = 2 if task == "binary" else n_classes
-    y = np.searchsorted(np.quantile(score, np.linspace(0, 1, k + 1)[1:-1]), score)
-    y = y if task == "binary" else y + 1
-    y[labeled:] = -1
-    return X, y
-
-
-def calibrate(estimator: Any, task: str, n_classes: int, d: int, uses_unlabeled: bool,
-              pass_points: list[dict[str, Any]] | None = None) -> Calibration:
-    """Time one fit at the sizes of :data:`SIZES` (the best of two, stopping once one takes
-    :data:`FIT_BUDGET`) and fit ``a`` and ``b``. An untimed fit first pays for what a process
-    pays once (imports, compiled loops, thread pools), which a run's cells do not pay per fit."""
-    from sklearn.base import clone
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):  # as a cell runs: one BLAS thread
-        return _calibrate(estimator, task, n_classes, d, uses_unlabeled, pass_points, clone)
-
-
-def _calibrate(estimator: Any, task: str, n_classes: int, d: int, uses_unlabeled: bool,
-               pass_points: list[dict[str, Any]] | None, clone: Any) -> Calibration:
-    def timed(n: int, points: list[dict[str, Any]] | None = None) -> float:
-        labeled = max(50, int(0.3 * n)) if uses_unlabeled else n
-        X, y = synthetic(task, n_classes, n, d, labeled)
-        model = clone(estimator)
-        start = time.perf_counter()
-        if points:
-            model.fit_grid(X, y, points)
-        else:
-            model.fit(X, y)
-        return time.perf_counter() - start
-
-    timed(100)
-    units, seconds = [], []
-    for n in SIZES:
-        first = timed(n)
-        seconds.append(first if first > FIT_BUDGET else min(first, timed(n)))
-        units.append(fit_units(estimator, n, d))
-        if seconds[-1] > FIT_BUDGET:
-            break
-    share = 1.0
-    if pass_points and len(pass_points) > 1:  # what one more model adds to a shared pass
-        n = SIZES[len(seconds) - 1]
-        m = len(pass_points)
-        share = min(1.0, max(0.02, (timed(n, pass_points) / seconds[-1] - 1) / (m - 1)))
-    if len(set(units)) < 2:  # a cost that does not grow with n: a constant per fit
-        return Calibration(float(np.mean(seconds)), 0.0, len(seconds), share)
-    design = np.column_stack([np.ones(len(units)), np.asarray(units) / max(units)])
-    (a, b), _ = nnls(design, np.asarray(seconds))
-    return Calibration(float(a), float(b) / max(units), len(seconds), share)
-
-
-def _cache_file() -> Path:
-    root = os.environ.get("ORDAUC_CACHE") or Path.home() / ".cache" / "ordauc"
-    return Path(root) / "calibration.json"
-
-
-def cached_calibration(key: str, make: Any) -> Calibration:
-    """The calibration stored under ``key`` for this machine, else ``make()`` stored."""
-    import ordauc
-
-    path = _cache_file()
-    machine = f"{platform.node()}|{os.cpu_count()}|{ordauc.__version__}"
-    try:
-        store = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        store = {}
-    found = store.get(machine, {}).get(key)
-    if found:
-        return Calibration(**found)
-    made = make()
-    if busy():  # timed while other work ran: used once, timed again next time
-        return made
-    store.setdefault(machine, {})[key] = made.__dict__
-    try:  # a cache that cannot be written only costs the next dry run a calibration
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(store, indent=1), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass
-    return made
+__all__ = ["Calibration", "Sampler", "estimate_cells", "fit_units", "samplers_for",
+           "scale_by_rows"]
 
 
 def passes(estimator: Any, cell: Any) -> list[int]:
@@ -174,15 +71,6 @@ def pass_points(estimator: Any, cell: Any, most: int = 4) -> list[dict[str, Any]
     points = list(ParameterGrid(cell.solver.grid))
     first = estimator.grid_key({**params, **points[0]})
     return [p for p in points if estimator.grid_key({**params, **p}) == first][:most]
-
-
-def busy() -> bool:
-    """Whether other work loads the machine (1-minute load average above 3/4 of its cores),
-    which slows the calibration's fits and so raises the estimate."""
-    try:
-        return os.getloadavg()[0] > 0.75 * (os.cpu_count() or 1)
-    except OSError:
-        return False
 
 
 def fits_of(cell: Any, n_labeled: int, n_unlabeled: int, models: list[int] | None = None
@@ -267,40 +155,73 @@ def human(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def _sizes(cell: Any, sizes: dict) -> tuple[int, int, int, int]:
-    """(n_labeled, n_unlabeled, n_features, n_classes) of a cell's split: measured by the
-    pre-flight, or read off the catalogue for a dataset not fetched yet."""
+def _sizes(cell: Any, sizes: dict) -> tuple[int, int, int, int, int]:
+    """(n_labeled, n_unlabeled, n_evaluated, n_features, n_classes) of a cell's split:
+    measured by the pre-flight, or read off the catalogue for a dataset not fetched yet."""
     from ordauc.data.catalog import CATALOG
 
     entry = CATALOG.get(cell.dataset.name)
     k = int(getattr(entry, "n_classes", 0) or (2 if cell.task == "binary" else 5))
     found = sizes.get(cell.split_key)
     if found is not None:
-        return found.n_labeled, found.n_unlabeled, found.n_features, k
+        return found.n_labeled, found.n_unlabeled, found.n_test, found.n_features, k
     n = int(getattr(entry, "n", 0) or 1000)
     n_l = cell.n_labeled if cell.n_labeled is not None else int(0.8 * n)
     n_u = cell.n_unlabeled if cell.n_unlabeled is not None else max(int(0.8 * n) - n_l, 0)
-    return n_l, n_u, int(getattr(entry, "d", 0) or 10), k
+    n_eval = max(n - n_l - n_u, int(0.2 * n))
+    return n_l, n_u, n_eval, int(getattr(entry, "d", 0) or 10), k
+
+
+def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool
+                 ) -> dict[str, Sampler]:
+    """A :class:`Sampler` per dataset label of ``cells`` that is fetched (loaded lazily, only
+    when a calibration needs its rows)."""
+    from ordauc import data
+
+    out: dict[str, Sampler] = {}
+    for cell in cells:
+        spec = cell.dataset
+        if spec.label in out or not data.is_prepared(spec.name, data_dir):
+            continue
+        extra = {"partition": 0} if cell.resampling.kind == "partitions" else {}
+        out[spec.label] = Sampler(
+            lambda s=spec, e=extra: data.load(s.name, data_dir, **s.params, **e), standardize)
+    return out
 
 
 def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
-                   memory_share: int | None = None
+                   memory_share: int | None = None, samplers: dict[str, Sampler] | None = None,
+                   fixed: float | None = None
                    ) -> tuple[dict[str, SolverCost], dict[str, float]]:
     """Per solver label, the cost of ``cells`` (those to run); and each fit group's estimated
-    seconds by fit key (to compare with finished rows). A group whose fit needs more than
-    ``memory_share`` bytes is counted as skipped, as the memory guard will skip it (the guard
-    itself only sizes fetched datasets)."""
+    seconds by fit key (to compare with finished rows).
+
+    ``samplers`` (dataset label -> :class:`Sampler`) give the rows calibrations are timed on;
+    datasets without one are stood in for by synthetic rows. ``fixed`` is what a fit group's
+    process costs besides its fits and data (measured when None). A group whose fit needs more
+    than ``memory_share`` bytes is counted as skipped, as the memory guard will skip it (the
+    guard itself only sizes fetched datasets).
+    """
     from ordauc import solvers
 
+    samplers = samplers or {}
     groups: dict[str, list[Any]] = {}
     for cell in cells:
         groups.setdefault(cell.fit_key, []).append(cell)
-    calibrations: dict[tuple[str, int], Calibration] = {}  # per solver and feature count
+    tops: dict[tuple[str, str], int] = {}  # the largest training set per solver and dataset
+    for cell in cells:
+        n_l, n_u, _, _, _ = _sizes(cell, sizes)
+        pair = (cell.solver.label, cell.dataset.label)
+        tops[pair] = max(tops.get(pair, 0), n_l + (0 if cell.labeled_only else n_u))
+    process = fork_seconds() if fixed is None and groups else (fixed or 0.0)
+    calibrations: dict[tuple[str, Any], tuple[Calibration, int]] = {}  # -> (calib, d)
+    spent = 0.0
+    scoring: dict[tuple[str, int, int], float] = {}  # metrics' seconds per task and size
     costs: dict[str, SolverCost] = {}
     by_key: dict[str, float] = {}
     for key, group in groups.items():
         cell = group[0]
-        n_l, n_u, d, k = _sizes(cell, sizes)
+        n_l, n_u, _, d, k = _sizes(cell, sizes)
         point = next(iter(ParameterGrid(cell.solver.grid)))
         estimator = solvers.get(cell.solver.name, **cell.solver.params).set_params(**point)
         label = cell.solver.label
@@ -312,22 +233,33 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
             cost.skipped += len(group)
             continue
         estimator.set_params(**point)
-        d_cal = max(2, min(d, 100))  # wider data: the cost model's linear term in d scales
-        if (label, d_cal) not in calibrations:
-            uses = solvers.info(cell.solver.name).meta.uses_unlabeled
-            shared = [p for p in pass_points(estimator, cell) if cell.tuned]
-            make = calibrate_with or (lambda e=estimator, c=cell, dd=d_cal, kk=k, u=uses,
-                                      pp=shared: calibrate(e, c.task, kk, dd, u, pp))
-            name = (f"{cell.solver.name}|{sorted(estimator.get_params().items())!r}|{cell.task}"
-                    f"|{k}|{d_cal}|{len(shared)}")
-            calibrations[label, d_cal] = cached_calibration(name, make)
-        calib = calibrations[label, d_cal]
+        sampler = samplers.get(cell.dataset.label)
+        d_cal = max(2, min(d, 100))  # synthetic stand-ins: the cost's term in d scales
+        ckey = (label, cell.dataset.label) if sampler else (label, d_cal)
+        if ckey not in calibrations:
+            mine = [v for (lab, _), v in calibrations.items() if lab == label]
+            if mine and spent > CALIBRATION_BUDGET:  # nearest feature count already timed
+                calibrations[ckey] = min(mine, key=lambda v: abs(math.log(v[1] / d)))
+            else:
+                started = time.perf_counter()
+                calibrations[ckey] = (_calibration(estimator, cell, k, d_cal, sampler,
+                                                   tops[label, cell.dataset.label],
+                                                   calibrate_with), d)
+                spent += time.perf_counter() - started
+        calib = calibrations[ckey][0]
         fits = (quick_fits(cell, estimator, n_l, n_u, k)
                 if getattr(cell, "profile", "paper") == "quick"
                 else fits_of(cell, n_l, n_u, passes(estimator, cell)))
         seconds = sum(count * calib.seconds(fit_units(estimator, n, d), m)
                       for n, count, m in fits)
-        seconds += CELL_OVERHEAD * len(group)
+        seconds += process + (sampler.load_seconds if sampler else 0.0)
+        for c in group:  # each cell scores its evaluation rows and computes every metric
+            n_eval = _sizes(c, sizes)[2]
+            seconds += calib.score * score_units(estimator, n_train, n_eval, d)
+            bucket = (c.task, k, 1 << max(n_eval, 1).bit_length())
+            if bucket not in scoring:
+                scoring[bucket] = metrics_seconds(c.task, k, bucket[2])
+            seconds += scoring[bucket]
         by_key[key] = seconds
         cost.cells += len(group)
         cost.fits += round(sum(count * m for _, count, m in fits))
@@ -336,13 +268,40 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
     return costs, by_key
 
 
+def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler | None,
+                 top: int, calibrate_with: Any) -> Calibration:
+    """The solver's calibration on the cell's dataset (or synthetic rows), from the cache of
+    this machine when it was timed before."""
+    from ordauc import solvers
+
+    uses = solvers.info(cell.solver.name).meta.uses_unlabeled
+    shared = [p for p in pass_points(estimator, cell) if cell.tuned]
+    if sampler is not None:
+        spec = cell.dataset
+        top = min(top, sampler.n_rows)
+        rows: Any = sampler.rows
+        where = f"{spec.name}|{sorted(spec.params.items())!r}|{sampler.standardize}|{top}"
+    else:
+        top = calibration_sizes(10 ** 9)[-1]
+        rows = partial(synthetic, cell.task, k, d=d_cal)
+        where = f"synthetic|{d_cal}"
+    make = calibrate_with or (lambda: calibrate(estimator, rows, calibration_sizes(top), uses,
+                                                shared, cell.task, k))
+    name = (f"{cell.solver.name}|{sorted(estimator.get_params().items())!r}|{cell.task}|{k}"
+            f"|{where}|{len(shared)}")
+    return cached_calibration(name, make)
+
+
 def scale_by_rows(costs: dict[str, SolverCost], done_cells: list[Any], sizes: dict,
-                  rows: list[dict[str, str]], calibrate_with: Any = None) -> None:
+                  rows: list[dict[str, str]], calibrate_with: Any = None,
+                  samplers: dict[str, Sampler] | None = None, fixed: float | None = None
+                  ) -> None:
     """Rescale each solver's estimate by its finished rows in the folder: the ratio of their
     measured wall time (per fit group) to what the model estimates for them."""
     if not done_cells:
         return
-    _, estimated = estimate_cells(done_cells, sizes, calibrate_with)
+    _, estimated = estimate_cells(done_cells, sizes, calibrate_with, samplers=samplers,
+                                  fixed=fixed)
     measured: dict[str, float] = {}
     for row in rows:
         try:
@@ -364,3 +323,20 @@ def scale_by_rows(costs: dict[str, SolverCost], done_cells: list[Any], sizes: di
             costs[label].seconds *= ratio
             costs[label].longest *= ratio
             costs[label].source = f"scaled by {n} finished fit(s) of this folder ({ratio:.2g}x)"
+
+
+def dry_run_costs(report: Any, data_dir: str | None, standardize: bool,
+                  memory_share: int | None = None) -> dict[str, SolverCost]:
+    """The estimate a dry run prints: the cost of the cells still to run of ``report`` (a
+    :class:`~ordauc.experiment.runner.DryRun`), calibrated on the study's fetched datasets and
+    rescaled by the folder's finished rows."""
+    from ordauc.experiment.runner import KEPT_STATES
+
+    todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
+    done = [s.cell for s in report.states if s.state in KEPT_STATES]
+    samplers = samplers_for(todo + done, data_dir, standardize)
+    fixed = fork_seconds()
+    costs, _ = estimate_cells(todo, report.sizes, memory_share=memory_share,
+                              samplers=samplers, fixed=fixed)
+    scale_by_rows(costs, done, report.sizes, report.rows, samplers=samplers, fixed=fixed)
+    return costs

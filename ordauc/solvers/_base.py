@@ -88,6 +88,12 @@ class OrdaucEstimator(BaseEstimator):
         otherwise say so."""
         return float(n_samples) ** 2 * n_features
 
+    def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
+        """The relative work of scoring ``n_eval`` rows with a model fitted on ``n_train``:
+        n_train n_eval d here, a kernel expansion over the training rows (an upper bound where
+        only the support vectors count); models of another size say so."""
+        return float(n_train) * n_eval * n_features
+
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True

@@ -156,6 +156,11 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         rows = min(float(n_samples), t * batch / 2)
         return t * int(self.block_size) * n_features * (32 * batch + rows)
 
+    def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
+        """Every row against the n_iter blocks of random features: n_eval n_iter block d,
+        whatever the training size."""
+        return float(n_eval) * int(self.n_iter) * int(self.block_size) * n_features
+
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """Peak bytes of one fit, a pass of one model (:func:`~.engine.pass_bytes`) beside the
         float32 copy of X; every row counted as unlabeled, the worst case."""

@@ -111,6 +111,11 @@ class OneModelPerSubproblem(GridFit, OrdaucEstimator):
         QS3ORAO paper's five classes)."""
         return 4 * self.base(**self.subproblem_params(1)).fit_cost(n_samples, n_features)
 
+    def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
+        """The base model's, once per subproblem (counted as 4, as in :meth:`fit_cost`)."""
+        return 4 * self.base(**self.subproblem_params(1)).score_cost(n_train, n_eval,
+                                                                      n_features)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> OneModelPerSubproblem:
         """Fit model j on {labeled y > j} against {labeled y <= j}, unlabeled rows shared."""

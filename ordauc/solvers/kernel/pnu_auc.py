@@ -219,6 +219,10 @@ class PNUAUC(GridFit, ThresholdLabels, OrdaucEstimator):
         n, b = float(n_samples), float(min(int(self.n_basis), n_samples))
         return n * b * n_features + n * b * b + b ** 3
 
+    def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
+        """Every row against the b = min(n_basis, n_train) centres: n_eval b d."""
+        return float(n_eval) * min(int(self.n_basis), n_train) * n_features
+
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """float64 bytes: the validated copy of X and its rows regrouped by P, N, U (2 n d), the
         n x b basis matrix, the centres (b d) and four b x b moment / system matrices; with

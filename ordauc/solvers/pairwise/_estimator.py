@@ -234,6 +234,10 @@ class PairwiseEstimator(OrdaucEstimator):
         """(w, pair updates done, iterations in the unit of ``n_iter``)."""
         raise NotImplementedError
 
+    def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
+        """A linear model: one dot product per row, n_eval d."""
+        return float(n_eval) * n_features
+
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores X @ w, shape (n,)."""
         check_is_fitted(self)
