@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results
 
-.PHONY: install test test-all quickstart bench reproduce reproduce-offline lint clean
+.PHONY: install test test-all quickstart bench bench-report reproduce reproduce-offline lint clean
 
 $(BIN)/ordauc: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,13 +27,18 @@ quickstart: install  ## the offline quickstart: run, then figures
 	$(BIN)/ordauc run configs/quickstart.yaml --out $(OUT)/quickstart --n-jobs 2
 	$(BIN)/ordauc plot $(OUT)/quickstart
 
-bench: install  ## speed and memory benchmarks (about 90 minutes); figures go to benchmarks/
+bench: install  ## every benchmark, then benchmarks/RESULTS.md (about 45 minutes on 2 cores, up to 9 GB of temporary disk)
 	$(BIN)/python benchmarks/bench_qsg.py
 	$(BIN)/python benchmarks/bench_pairwise.py
 	$(BIN)/python benchmarks/bench_prepare.py
 	$(BIN)/python benchmarks/bench_grid.py
 	$(BIN)/python benchmarks/bench_crossover.py
 	$(BIN)/python benchmarks/bench_npsvor_scale.py
+	$(BIN)/python benchmarks/bench_backends.py
+	$(BIN)/python benchmarks/report.py
+
+bench-report: install  ## benchmarks/RESULTS.md again from benchmarks/results/*.json (measures nothing)
+	$(BIN)/python benchmarks/report.py
 
 # Every study of the four papers (a config each; configs/offline holds their reduced twins).
 STUDIES := qsg_s2auc qsg_s2auc_time qs3orao qs3orao_time npsvor npsvor_toy npsvor_eps \

@@ -25,17 +25,16 @@ import argparse
 import json
 import math
 import os
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
+from report import provenance
 from threadpoolctl import threadpool_limits
 
 from ordauc import solvers
 from ordauc.data.builtin import synthetic_binary
 from ordauc.experiment.preflight import default_memory_limit
-from ordauc.experiment.results import git_sha
 
 N_LABELED, D = 200, 8
 SIZES = [1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000]
@@ -114,9 +113,9 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [n for n in SIZES if n <= args.max_n]
     limit = default_memory_limit()
-    info = {"machine": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-            "memory_limit_gb": limit / 2**30, "load_average_start": os.getloadavg(),
-            "git_sha": git_sha(), "n_labeled": N_LABELED, "d": D, "params": PARAMS}
+    start = time.perf_counter()
+    info = {**provenance(), "max_n": args.max_n, "budget_s": args.budget,
+            "memory_limit_gb": limit / 2**30, "n_labeled": N_LABELED, "d": D, "params": PARAMS}
     with threadpool_limits(1):
         result = measure(sizes, args.budget, limit)
     rows = result["rows"]
@@ -124,7 +123,8 @@ def main() -> None:
                            for name in ("samult", "pnu_auc")}
     result["largest_within_limit"] = {name: (rows[name][-1]["n_unlabeled"] if rows[name] else None)
                                       for name in PARAMS}
-    result = {**info, **result, "load_average_end": os.getloadavg()}
+    result = {**info, **result, "load_average_end": os.getloadavg(),
+              "bench_s": time.perf_counter() - start}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps({k: result[k] for k in ("crossover", "largest_within_limit", "stopped")},

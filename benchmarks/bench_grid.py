@@ -30,18 +30,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from report import provenance
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary
 from ordauc.data.catalog import QSG_ENTRIES
-from ordauc.experiment.results import git_sha
 from ordauc.solvers.dsg.engine import EngineOptions
 from ordauc.solvers.dsg.qsg import QSGS2AUC
 from ordauc.solvers.dsg.unlabeled import pool_start
@@ -222,8 +220,6 @@ def bench_p(T: int, shared: dict) -> dict:
                      "20k while the pool is kept (n_u <= 63,968), the batch-mode pass beyond"}
 
 
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("which", nargs="*", default=["c", "a", "b", "p"])
@@ -232,10 +228,8 @@ def main() -> None:
     args = ap.parse_args()
     T = 300 if args.quick else 2000
     order = [k for k in ("c", "a", "b", "p") if k in args.which]  # (a) and (p) reuse (c)
-    results = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-               "python": sys.version.split()[0], "numpy": np.__version__, "quick": args.quick,
-               "load_average_start": os.getloadavg(), "git_sha": git_sha(),
-               "measured_at": time.strftime("%Y-%m-%d %H:%M")}
+    bench_start = time.perf_counter()
+    results = {**provenance(), "quick": args.quick}
     shared: dict = {}
     with threadpool_limits(1):
         for key in order:
@@ -245,6 +239,7 @@ def main() -> None:
             results[key] = {**fn(), "bench_s": time.perf_counter() - start}
             print(key, json.dumps(results[key], indent=1), flush=True)
     results["load_average_end"] = os.getloadavg()
+    results["bench_s"] = time.perf_counter() - bench_start
     if "p" in results:
         p = results["p"]
         print(f"QSG papers' CV protocol ({p['cells']} cells x 10 trials x 5 folds x 539 points): "

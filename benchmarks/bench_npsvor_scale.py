@@ -28,18 +28,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from report import npsvor_table, provenance
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from ordauc import data, solvers
 from ordauc.data.builtin import synthetic_ordinal
-from ordauc.experiment.results import git_sha
 
 SIZES = [*range(100, 1001, 100), *range(2000, 10001, 1000)]
 METHODS = {"npsvor": {"C": 100.0, "kappa": 1.0, "eps": 0.2},
@@ -91,17 +89,6 @@ def bench_size(X: np.ndarray, y: np.ndarray, pool: np.ndarray, scoring: np.ndarr
             **{f"{name}_mze": mze[name] for name in METHODS}}
 
 
-def table(rows: list[dict]) -> str:
-    lines = ["| n | NPSVOR (s) | SVOREX (s) | SVORIM (s) | NPSVOR / SVORIM | SVOREX / SVORIM "
-             "| MZE NPSVOR / SVOREX / SVORIM |", "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['n']:,} | {r['npsvor_cpu_s']:.3f} | {r['svorex_cpu_s']:.3f} | "
-                     f"{r['svorim_cpu_s']:.3f} | {r['npsvor_ratio_to_svorim']:.2f}x | "
-                     f"{r['svorex_ratio_to_svorim']:.2f}x | {r['npsvor_mze']:.3f} / "
-                     f"{r['svorex_mze']:.3f} / {r['svorim_mze']:.3f} |")
-    return "\n".join(lines)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-size", type=int, default=6000,
@@ -113,23 +100,20 @@ def main() -> None:
     X, y, source = load_rows(args.data_dir)
     pool, scoring = halves(len(y))
     sizes = [n for n in SIZES if n <= min(args.max_size, pool.size)]
-    results = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-               "python": sys.version.split()[0], "numpy": np.__version__, "data": source,
-               "params": METHODS, "max_size": args.max_size, "reps": args.reps,
-               "git_sha": git_sha(), "measured_at": time.strftime("%Y-%m-%d %H:%M"),
-               "load_average_start": os.getloadavg(), "sizes": []}
+    results = {**provenance(), "data": source, "params": METHODS, "max_size": args.max_size,
+               "reps": args.reps, "sizes": []}
     start = time.perf_counter()
     with threadpool_limits(1):
         for n in sizes:
             results["sizes"].append(bench_size(X, y, pool, scoring, n, args.reps))
-            print(table(results["sizes"][-1:]).splitlines()[-1], flush=True)
+            print(npsvor_table(results["sizes"][-1:]).splitlines()[-1], flush=True)
     results["bench_s"] = time.perf_counter() - start
     results["load_average_end"] = os.getloadavg()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"data: {source}; C = 100, kappa = 1; CPU seconds of one fit, one BLAS thread")
-    print(table(results["sizes"]))
+    print(npsvor_table(results["sizes"]))
 
 
 if __name__ == "__main__":

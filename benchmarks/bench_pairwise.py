@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import sys
+import os
 import time
 from pathlib import Path
 
@@ -29,9 +28,9 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
+from report import pairwise_table, provenance
 from threadpoolctl import threadpool_limits
 
-from ordauc.experiment.results import git_sha
 from ordauc.solvers.pairwise._estimator import PairData
 from ordauc.solvers.pairwise._rows import dcd_step, pair_axpy, pair_stats
 from ordauc.solvers.pairwise.dcd import sdcdperm_loop
@@ -120,36 +119,23 @@ def bench(name: str, data: PairData, reps: int) -> dict:
     return out
 
 
-
-
-def table(results: dict) -> str:
-    lines = ["| shape | pairs/epoch | SDCDperm (M updates/s) | floor (M updates/s) | ratio |",
-             "|---|---|---|---|---|"]
-    for key in ("dense", "sparse"):
-        r = results.get(key)
-        if r:
-            lines.append(f"| {key} ({r['n_pos']} x {r['n_neg']}, d = {r['n_features']}) | "
-                         f"{r['pairs_per_epoch']:,} | {r['updates_per_s'] / 1e6:.1f} | "
-                         f"{r['floor_updates_per_s'] / 1e6:.1f} | {r['ratio_to_floor']:.2f}x |")
-    return "\n".join(lines)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--out", default="benchmarks/results/pairwise.json")
     args = ap.parse_args()
-    stamp = {"measured_at": time.strftime("%Y-%m-%d %H:%M"), "git_sha": git_sha()}
-    results = {"machine": platform.processor() or platform.machine(),
-               "python": sys.version.split()[0], "numpy": np.__version__,
-               "numba": numba.__version__}
+    start = time.perf_counter()
+    results = {**provenance(), "numba": numba.__version__}
+    stamp = {"measured_at": results["measured_at"], "git_sha": results["git_sha"]}
     with threadpool_limits(1):
         results["dense"] = {**bench("pendigits", dense_shape(), args.reps), **stamp}
         results["sparse"] = {**bench("sector", sparse_shape(), args.reps), **stamp}
+    results["load_average_end"] = list(os.getloadavg())
+    results["bench_s"] = time.perf_counter() - start
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n")
-    print(table(results))
+    print(pairwise_table(results))
     d = results["dense"]
     print(f"dense: {d['updates_per_s'] / 1e6:.1f}M updates/s (target >= "
           f"{TARGET_RATE / 1e6:.0f}M), {d['ratio_to_floor']:.2f}x the floor (target <= "

@@ -7,7 +7,7 @@ parse, [0, 1] scaling, train/test split, manifest. The catalogue's sha256 pin is
 run (the generated file is not the host's). Reports the child's peak resident memory against
 twice the float32 size of the data, the time of each phase, and, as the reference timed in the
 same run, the time to merely decompress the file (gzip, 1 MiB reads): no parser can be faster.
-Figures go to ``benchmarks/results/prepare.json`` and ``benchmarks/PREPARE.md``.
+Figures go to ``benchmarks/results/prepare.json`` (``benchmarks/report.py`` renders them).
 
     python benchmarks/bench_prepare.py                  # the full 11,000,000 rows (minutes)
     python benchmarks/bench_prepare.py --rows 1000000   # a quicker look
@@ -28,6 +28,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+from report import provenance, section_text
 
 FEATURES = 28
 TOKEN = 25  # 24 characters per value plus its separator
@@ -87,11 +88,15 @@ def main() -> None:
     parser.add_argument("--child", nargs=2, metavar=("SOURCE", "DATA_DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--tmp", default=None, help="Folder for the temporary files.")
     parser.add_argument("--out", default="benchmarks/results/prepare.json")
-    parser.add_argument("--md", default="benchmarks/PREPARE.md", help="readable summary")
+    parser.add_argument("--md", default=None,
+                        help="also write this benchmark's section alone to this Markdown file "
+                             "(benchmarks/RESULTS.md is benchmarks/report.py's, from every JSON)")
     args = parser.parse_args()
     if args.child:
         child(Path(args.child[0]), Path(args.child[1]), args.rows)
         return
+    start = time.perf_counter()
+    stamp = provenance()
     with tempfile.TemporaryDirectory(dir=args.tmp, prefix="ordauc-bench-") as tmp:
         source, data_dir = Path(tmp) / "mirror", Path(tmp) / "data"
         source.mkdir()
@@ -109,12 +114,13 @@ def main() -> None:
         unzip_s = decompress_time(csv)
         gz_bytes = csv.stat().st_size
     size32 = args.rows * FEATURES * 4
-    result = {"rows": args.rows, "features": FEATURES, "gzip_bytes": gz_bytes,
+    result = {**stamp, "rows": args.rows, "features": FEATURES, "gzip_bytes": gz_bytes,
               "generate_s": gen_s, "prepare_s": report["total_s"],
               "timings_s": report["timings_s"], "decompress_only_s": unzip_s,
               "ratio_vs_decompress": report["total_s"] / unzip_s, "peak_rss_bytes": peak,
               "float32_bytes": size32, "peak_over_float32": peak / size32,
-              "target": "peak <= 2x float32"}
+              "target": "peak <= 2x float32", "load_average_end": list(os.getloadavg()),
+              "bench_s": time.perf_counter() - start}
     print(f"prepared {report['n']:,} + {report['n_test']:,} test rows x {report['d']}")
     print(f"peak resident memory of the fetch: {peak / 2**30:.2f} GiB; float32 data "
           f"{size32 / 2**30:.2f} GiB; bound 2x = {2 * size32 / 2**30:.2f} GiB "
@@ -124,8 +130,10 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
+    section = section_text("prepare", result)
+    print(section)
     if args.md:
-        Path(args.md).write_text(summary(result))
+        Path(args.md).write_text(section)
 
 
 def decompress_time(path: Path) -> float:
@@ -135,26 +143,6 @@ def decompress_time(path: Path) -> float:
         while f.read(1 << 20):
             pass
     return time.perf_counter() - start
-
-
-def summary(r: dict) -> str:
-    """The figures as Markdown."""
-    phases = ", ".join(f"{k} {v:.0f} s" for k, v in r["timings_s"].items())
-    return "\n".join([
-        "# Dataset preparation benchmark", "",
-        f"`python benchmarks/bench_prepare.py --rows {r['rows']}`: a generated HIGGS-shaped "
-        f"CSV.gz ({r['rows']:,} x {r['features']}, {r['gzip_bytes'] / 1e9:.2f} GB) prepared by "
-        "the real `ordauc fetch` code from a local mirror, in a child process.", "",
-        "| item | measured | reference (same run) | ratio | target |",
-        "|---|---|---|---|---|",
-        f"| peak resident memory | {r['peak_rss_bytes'] / 2**30:.2f} GiB | float32 data "
-        f"{r['float32_bytes'] / 2**30:.2f} GiB | {r['peak_over_float32']:.2f}x | <= 2x |",
-        f"| time to prepare | {r['prepare_s']:.0f} s | decompressing alone "
-        f"{r['decompress_only_s']:.0f} s | {r['ratio_vs_decompress']:.1f}x | |", "",
-        f"Phases: {phases}. `download_and_verify` copies the file from the mirror, checks "
-        "the whole archive (one full decompression, so that a corrupt file never enters the "
-        "cache) and hashes it; `prepare` decompresses and parses it in blocks into float32 "
-        "arrays.", ""])
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
+import os
 import resource
 import subprocess
 import sys
@@ -30,10 +30,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from report import git_commit, provenance, section_text
 from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary
-from ordauc.experiment.results import git_sha
 from ordauc.solvers.dsg import reference as qsg_reference
 from ordauc.solvers.dsg.qsg import QSGS2AUC
 
@@ -212,87 +212,36 @@ def bench_d(quick: bool) -> dict:
             "chunk_mb": rows * per_chunk * M * 4 / 2**20, "target": "<= 1.5x"}
 
 
-def summary(r: dict) -> str:
-    """The figures as Markdown: every speed as a ratio against a reference timed in the run."""
-    lines = ["# QSG engine benchmarks", "",
-             f"`python benchmarks/bench_qsg.py` ({'quick' if r.get('quick') else 'full'} run; "
-             f"{r.get('machine')}, Python {r.get('python')}, numpy {r.get('numpy')}, one BLAS "
-             "thread). Every reference is timed in the same run.", "",
-             "| item | measured | reference (same run) | ratio | target |",
-             "|---|---|---|---|---|"]
-    if "a" in r:
-        a = r["a"]
-        lines.append(f"| (a) training, 200 iterations | {a['fast_s']:.3f} s | plain Algorithm 1 "
-                     f"{a['plain_s']:.2f} s | {a['speedup']:.1f}x faster | >= 50x |")
-    if "b" in r:
-        b = r["b"]
-        per = 1e3 / ITERS
-        lines.append(f"| (b) training time per iteration | {b['per_iteration_ms']:.3f} ms | floor "
-                     f"{per * b['floor_s']:.3f} ms | {b['ratio']:.2f}x | <= 1.5x |")
-        lines.append(f"| (b') the same, against the amplitude-phase floor | | "
-                     f"{per * b['floor_phase_form_s']:.3f} ms | {b['ratio_phase_form']:.2f}x | |")
-    if "c" in r:
-        c = r["c"]
-        lines.append(f"| (c) {c['n_large']:,} x 18 rows: time per iteration | "
-                     f"{c['per_iteration_ms_large']:.2f} ms | 50,000 rows "
-                     f"{c['per_iteration_ms_50k']:.2f} ms | "
-                     f"{c['per_iteration_ratio_large_vs_50k']:.2f}x | ~1x |")
-        lines.append(f"| (c) peak memory, 150 iterations ({c['fit_s_large']:.2f} s) | "
-                     f"{c['peak_rss_mb']:.0f} MB | data {c['data_mb']:.0f} MB + 1 GB = "
-                     f"{c['budget_mb']:.0f} MB | {c['peak_rss_mb'] / c['budget_mb']:.2f} of the "
-                     "budget | <= 1 |")
-    if "d" in r:
-        d = r["d"]
-        lines.append(f"| (d) scoring {d['n_score']:,} points, {d['n_blocks']} blocks | "
-                     f"{d['score_s']:.1f} s | floor {d['floor_s']:.1f} s | {d['ratio']:.2f}x | "
-                     "<= 1.5x |")
-        lines.append(f"| (d') the same, against the amplitude-phase floor | | "
-                     f"{d['floor_phase_form_s']:.1f} s | {d['ratio_phase_form']:.2f}x | |")
-        lines.append(f"| (d) memory of one chunk | {d['chunk_mb']:.1f} MB "
-                     f"({d['chunk'][0]} rows x {d['chunk'][1]} frequencies) | | | bounded |")
-    stamps = sorted({(r[k].get("measured_at", "?"), r[k].get("git_sha", "?"))
-                     for k in "abcd" if k in r})
-    lines += ["", "Measured " + "; ".join(f"{when} at commit {sha}" for when, sha in stamps)
-              + ".", "",
-              "The floor is the float32 matrix products and cos/sin of the shapes the work needs, "
-              "into preallocated buffers, in the faster (W X^T) layout. The engine "
-              "evaluates a model in amplitude-phase form (a cos z + b sin z = r cos(z + psi)): "
-              "one cosine per frequency instead of a cosine and a sine, which is why it can run "
-              "below that floor; the amplitude-phase floor (the product one column wider, one "
-              "cosine) measures what the engine adds on top of its own unavoidable work. (a) "
-              "uses the same samples and frequencies on both sides; their decision values agree "
-              f"to {r.get('a', {}).get('max_rel_gap_same_iterates', float('nan')):.1e} "
-              "(relative). (c) takes the time per iteration as the slope between 50 and 150 "
-              "iterations, so the one-off O(n) split of labeled and unlabeled rows is apart.",
-              ""]
-    return "\n".join(lines)
-
-
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("which", nargs="*", default=["a", "b", "c", "d"])
     ap.add_argument("--quick", action="store_true", help="smaller (c) and (d)")
     ap.add_argument("--out", default="benchmarks/results/qsg.json")
-    ap.add_argument("--md", default="benchmarks/RESULTS.md", help="readable summary")
+    ap.add_argument("--md", default=None,
+                    help="also write this benchmark's section alone to this Markdown file "
+                         "(benchmarks/RESULTS.md is benchmarks/report.py's, from every JSON)")
     args = ap.parse_args()
-    results = {"machine": platform.processor() or platform.machine(),
-               "python": sys.version.split()[0], "numpy": np.__version__, "quick": args.quick}
+    start = time.perf_counter()
+    results = {**provenance(), "quick": args.quick}
     with threadpool_limits(1):
         for key in args.which:
             fn = {"a": bench_a, "b": bench_b, "c": lambda: bench_c(args.quick),
                   "d": lambda: bench_d(args.quick)}[key]
+            # Each part is stamped: a later run of some parts merges into the same JSON.
             results[key] = {**fn(), "measured_at": time.strftime("%Y-%m-%d %H:%M"),
-                            "git_sha": git_sha()}
+                            "git_sha": git_commit()}
             print(key, json.dumps(results[key], indent=1), flush=True)
+    results["load_average_end"] = list(os.getloadavg())
+    results["bench_s"] = time.perf_counter() - start
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     old = json.loads(out.read_text()) if out.exists() else {}
     old.update(results)
     out.write_text(json.dumps(old, indent=1) + "\n")
+    section = section_text("qsg", old)
+    print(section)
     if args.md:
-        Path(args.md).write_text(summary(old))
+        Path(args.md).write_text(section)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak rss of this process: {peak:.0f} MB")
 
