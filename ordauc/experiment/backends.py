@@ -1,8 +1,15 @@
 """Execution backends: where cells run. Each owns its workers and its orphan guard.
 
-- :class:`LocalBackend` (``loky``): worker processes on this machine. BLAS is capped at one
-  thread per worker from the start (joblib's ``inner_max_num_threads``), and each worker checks
-  that its parent is still the runner (:class:`~ordauc.experiment.isolate.ParentGuard`).
+- :class:`LocalBackend` (``loky``): worker processes on this machine, one single-worker loky
+  executor per cell that runs at once (a *slot*), each given one task at a time. BLAS is
+  capped at one thread per worker from the start (the thread variables are in the worker's
+  environment before it imports anything), and each worker checks that its parent is still
+  the runner (:class:`~ordauc.experiment.isolate.ParentGuard`), while a cell runs and while it
+  waits for the next. A worker process that dies (killed, out of memory) loses only the task
+  it was running: its cells are recorded as ``error`` rows
+  (:func:`~ordauc.experiment.cell.lost_rows`), the slot gets a new worker and the other cells
+  run on; the next run retries them, as it retries every failed cell. ``--n-jobs 1`` runs the
+  cells in this process, one after another.
 - the cluster backends (``dask``, in :mod:`ordauc.experiment.cluster`): the workers of a
   dask.distributed scheduler.
 
@@ -12,7 +19,11 @@ A backend also decides how a dataset reaches a cell (``data_handle``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+import re
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ordauc.errors import UserError
@@ -20,9 +31,18 @@ from ordauc.experiment.isolate import ParentGuard
 
 BACKENDS = ("loky", "dask")  # the cluster module may add its own
 
+# The variables joblib sets for ``inner_max_num_threads``: read by the BLAS and OpenMP
+# libraries when they load, so they must be in the worker's environment from its start.
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMBA_NUM_THREADS",
+                "NUMEXPR_NUM_THREADS")
+_IDLE_TIMEOUT_S = 300  # an idle worker exits after this (joblib's default); a slot respawns it
+_WATCH_S = 0.5
+_NO_TASK = object()
+
 
 class LocalBackend:
-    """joblib's loky processes on this machine."""
+    """loky worker processes on this machine (see the module docstring)."""
 
     name = "loky"
 
@@ -42,13 +62,153 @@ class LocalBackend:
         """How many cells run at once (the memory guard shares the limit between them)."""
         return (os.cpu_count() or 1) if self.n_jobs == -1 else self.n_jobs
 
-    def map(self, fn: Any, tasks: Iterable[Any]) -> Iterator[Any]:
-        """``fn(task)`` for every task, in completion order."""
-        from joblib import Parallel, delayed, parallel_config
+    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
+            lost: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
+        """``fn(task)`` for every task, in completion order.
 
-        with parallel_config(backend="loky", inner_max_num_threads=1):
-            yield from Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(
-                delayed(fn)(task) for task in tasks)
+        Parameters
+        ----------
+        fn : callable
+            What a worker computes for one task (picklable; it should catch the failures of
+            the work itself).
+        tasks : iterable
+            The tasks, submitted in this order.
+        lost : callable, optional
+            ``lost(task, message)``, what stands for ``fn(task)`` when the worker process
+            running it dies; :func:`~ordauc.experiment.cell.lost_rows` by default.
+
+        Yields
+        ------
+        object
+            ``fn(task)``, or ``lost(task, message)``, once for every task.
+
+        Notes
+        -----
+        Any other exception of a worker propagates once every worker is killed, as they are
+        when the caller stops early (Ctrl-C, or SIGTERM raised as an exception).
+        """
+        if self.parallel_cells() == 1:  # in this process, as joblib does for n_jobs=1
+            for task in tasks:
+                yield fn(task)
+            return
+        if lost is None:
+            from ordauc.experiment.cell import lost_rows
+
+            lost = lost_rows
+        yield from _Slots(self.parallel_cells(), self.guard()).run(fn, tasks, lost)
+
+
+class _Slots:
+    """``size`` single-worker loky executors, each running one task at a time.
+
+    One task per worker is what makes a dead worker attributable: loky fails every pending
+    future of a pool whose worker dies, so with one worker and one future the failed future is
+    exactly the lost task, and only that slot needs a new executor.
+    """
+
+    def __init__(self, size: int, guard: ParentGuard) -> None:
+        self.executors: list[Any] = [None] * size
+        self.guard = guard
+
+    def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
+            lost: Callable[[Any, str], Any]) -> Iterator[Any]:
+        from joblib.externals.loky import FIRST_COMPLETED, wait
+        from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+        queue = iter(tasks)
+        running: dict[Any, tuple[int, Any]] = {}
+
+        def start(slot: int) -> None:
+            task = next(queue, _NO_TASK)
+            if task is not _NO_TASK:
+                running[self.submit(slot, fn, task)] = (slot, task)
+
+        finished = False
+        try:
+            for slot in range(len(self.executors)):
+                start(slot)
+            while running:
+                done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                for future in done:
+                    slot, task = running.pop(future)
+                    try:
+                        result = future.result()
+                    except TerminatedWorkerError as exc:
+                        self.retire(slot)
+                        result = lost(task, lost_worker_message(exc))
+                    start(slot)  # before yielding: the slot works while the caller records
+                    yield result
+            finished = True
+        finally:
+            # Killed (with their cells' processes) unless every task is back: an exception or
+            # an early stop must leave no worker computing for nobody.
+            for slot in range(len(self.executors)):
+                self.retire(slot, kill=not finished)
+
+    def submit(self, slot: int, fn: Callable[[Any], Any], task: Any) -> Any:
+        """Submit ``fn(task)`` on ``slot``, on a new executor if it has none or a broken one
+        (its worker died between two tasks)."""
+        from joblib.externals.loky import BrokenProcessPool
+
+        if self.executors[slot] is not None:
+            try:
+                return self.executors[slot].submit(fn, task)
+            except BrokenProcessPool:
+                self.retire(slot)
+        self.executors[slot] = _executor(self.guard)
+        return self.executors[slot].submit(fn, task)
+
+    def retire(self, slot: int, kill: bool = False) -> None:
+        executor, self.executors[slot] = self.executors[slot], None
+        if executor is not None:
+            executor.shutdown(wait=True, kill_workers=kill)
+
+
+def _executor(guard: ParentGuard) -> Any:
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    env = dict.fromkeys(_THREAD_VARS, "1")
+    env.setdefault("ENABLE_IPC", os.environ.get("ENABLE_IPC", "1"))  # TBB pools: share, as joblib
+    return ProcessPoolExecutor(max_workers=1, timeout=_IDLE_TIMEOUT_S, env=env,
+                               initializer=_watch_parent, initargs=(guard,))
+
+
+def _watch_parent(guard: ParentGuard) -> None:
+    """Worker initializer: exit once the runner is gone, also while idle (a running cell checks
+    the guard itself), so that a killed runner leaves no worker waiting for tasks forever."""
+    def watch() -> None:
+        while not guard.orphaned():
+            time.sleep(_WATCH_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ordauc-parent-guard", daemon=True).start()
+
+
+def lost_worker_message(exc: BaseException) -> str:
+    """One line on how a worker process ended, from the exit code loky reports in ``exc``
+    (a negative code is the signal that killed it).
+
+    Parameters
+    ----------
+    exc : BaseException
+        loky's ``TerminatedWorkerError`` for a pool of one worker.
+
+    Returns
+    -------
+    str
+        E.g. ``its worker process was killed by SIGKILL (signal 9)``.
+    """
+    found = re.search(r"exit codes of the workers are \{[^}(]*\((-?\d+)\)", str(exc))
+    if found is None:
+        return "its worker process ended unexpectedly"
+    code = int(found.group(1))
+    if code >= 0:
+        return f"its worker process exited with code {code}"
+    try:
+        name = f"{signal.Signals(-code).name} "
+    except ValueError:
+        name = ""
+    return f"its worker process was killed by {name}(signal {-code})"
 
 
 def make_backend(name: str, n_jobs: int, scheduler: str | None) -> Any:

@@ -98,6 +98,7 @@ def run_cell(task: CellTask) -> list[dict[str, Any]]:
     start = time.perf_counter()
     measured: list[dict[str, Any]] = [{} for _ in task.cells]
     with threadpool_limits(limits=1):
+        warm_up(task.estimator)
         try:
             status, message, measured = run_isolated(partial(_guarded, task),
                                                       task.config.timeout, task.guard)
@@ -109,6 +110,47 @@ def run_cell(task: CellTask) -> list[dict[str, Any]]:
     return [{**identity(task, i), **part, "status": status, "message": message,
              "wall_time_s": wall, "started_at": started}
             for i, part in enumerate(measured)]
+
+
+def lost_rows(task: CellTask, message: str) -> list[dict[str, Any]]:
+    """The rows of a task that never reported back (its worker process died): status
+    ``error`` with ``message`` for every cell, the same columns as a failed :func:`run_cell`
+    row, and no time or start, which only the lost process knew.
+
+    Parameters
+    ----------
+    task : CellTask
+        The task the dead worker was running.
+    message : str
+        Why it was lost, one line.
+
+    Returns
+    -------
+    list of dict
+        One row per cell of ``task``, in order.
+    """
+    return [{**identity(task, i), "status": "error", "message": one_line(message),
+             "wall_time_s": None, "started_at": None}
+            for i in range(len(task.cells))]
+
+
+_WARM: set[type] = set()  # the solver classes this process has warmed up
+
+
+def warm_up(estimator: Any) -> None:
+    """Once per solver class and process, what every process pays once for it (compiled
+    loops), here in the worker: the cells it forks inherit it instead of each paying it again.
+    A warm-up that fails is left to the cell's own fit to report."""
+    kind = type(estimator)
+    if kind in _WARM or not hasattr(estimator, "warm_up"):
+        return
+    _WARM.add(kind)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            estimator.warm_up()
+    except Exception:  # noqa: BLE001, S110 - the cell's fit reports what is wrong
+        pass
 
 
 def identity(task: CellTask, i: int = 0) -> dict[str, Any]:

@@ -94,6 +94,11 @@ class OrdaucEstimator(BaseEstimator):
         only the support vectors count); models of another size say so."""
         return float(n_train) * n_eval * n_features
 
+    def warm_up(self) -> None:
+        """Pay now what every process pays once for this solver (loading its compiled loops),
+        so that the cells a worker forks inherit it instead of each paying it again. Nothing
+        here; solvers with compiled loops fit a tiny problem (:func:`warm_fit`)."""
+
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
@@ -101,6 +106,21 @@ class OrdaucEstimator(BaseEstimator):
         if self._binary_only:
             tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags
+
+
+def warm_fit(estimator: OrdaucEstimator) -> None:
+    """Fit a copy of ``estimator`` (with its quick ``_check_params``) on a tiny problem, dense
+    and sparse: numba loads a compiled loop for each input layout it meets, on first use."""
+    import scipy.sparse as sp
+    from sklearn.base import clone
+
+    rng = np.random.default_rng(0)
+    X = rng.random((24, 3)).astype(np.float32)
+    classes = (0, 1) if estimator._binary_only else (1, 2, 3)
+    y = np.resize(np.asarray(classes), 24)
+    y[-6:] = -1  # some unlabeled rows, as a semi-supervised fit meets them
+    for data in (X, sp.csr_matrix(X)):
+        clone(estimator).set_params(**estimator._check_params).fit(data, y)
 
 
 class Number(Interval):

@@ -66,6 +66,7 @@ from ordauc.solvers._base import (
     nonnegative,
     positive,
     seed,
+    warm_fit,
 )
 from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
@@ -155,6 +156,11 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         t, batch = float(self.n_iter), int(self.batch_size)
         rows = min(float(n_samples), t * batch / 2)
         return t * int(self.block_size) * n_features * (32 * batch + rows)
+
+    def warm_up(self) -> None:
+        """Load the compiled trigonometric loops (numba) by a fit on a tiny problem: a cell
+        forked afterwards does not pay for them again (about 0.4 s)."""
+        warm_fit(self)
 
     def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
         """Every row against the n_iter blocks of random features: n_eval n_iter block d,

@@ -18,7 +18,15 @@ import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordauc.solvers._base import Checkpoint, OrdaucEstimator, SolverMeta, count, positive, seed
+from ordauc.solvers._base import (
+    Checkpoint,
+    OrdaucEstimator,
+    SolverMeta,
+    count,
+    positive,
+    seed,
+    warm_fit,
+)
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers.pairwise.objective import dual_objective, primal_objective
 from ordauc.solvers.pairwise.order import root_key
@@ -233,6 +241,11 @@ class PairwiseEstimator(OrdaucEstimator):
                ) -> tuple[np.ndarray, int, int]:
         """(w, pair updates done, iterations in the unit of ``n_iter``)."""
         raise NotImplementedError
+
+    def warm_up(self) -> None:
+        """Load the compiled pair loops (numba) by a fit on a tiny problem: a cell forked
+        afterwards starts in 1 ms instead of 0.4 s."""
+        warm_fit(self)
 
     def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
         """A linear model: one dot product per row, n_eval d."""
