@@ -91,6 +91,34 @@ def test_calibration_recovers_the_constants_of_a_known_cost() -> None:
     assert found.score == pytest.approx(1 / 2e5, rel=0.5)  # seconds per scored row
 
 
+class GridSleeper(BaseEstimator):
+    """A fit that takes ``slow`` x 0.03 s whatever the size (an SVM whose C sets its time)."""
+
+    def __init__(self, slow: float = 1.0) -> None:
+        self.slow = slow
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> GridSleeper:
+        time.sleep(0.03 * self.slow)
+        return self
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        return np.arange(len(X), dtype=float)
+
+
+def test_the_grids_average_point_sets_a_fits_cost_not_its_first() -> None:
+    points = [{"slow": 1.0}, {"slow": 2.0}, {"slow": 3.0}]
+    found = cal.calibrate(GridSleeper(), _rows, [50, 100], uses_unlabeled=False,
+                          grid_points=points)
+    assert found.grid == pytest.approx(2.0, rel=0.25)  # (1 + 2 + 3) / 3 against 1
+    assert found.seconds(0.0) == pytest.approx(0.06, rel=0.3)
+    # a lambda path shares one pass (one point timed) unless the study turns sharing off
+    grid = {"lam": [float(i) for i in range(1, 31)]}
+    assert len(est.grid_spread(_samult(), cell(grid))) == 1
+    spread = est.grid_spread(_samult(), cell(grid, shared=False))
+    assert len(spread) == est.GRID_POINTS and spread[0] == {"lam": 1.0}
+    assert spread[-1] == {"lam": 30.0}
+
+
 def test_calibration_sizes_reach_the_studys_own_size() -> None:
     assert cal.calibration_sizes(10 ** 6) == [250, 500, 1000, 2000]
     assert cal.calibration_sizes(800) == [250, 500, 800]

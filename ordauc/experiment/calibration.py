@@ -36,6 +36,7 @@ from scipy.optimize import nnls
 SIZES = (250, 500, 1000, 2000)  # calibration sizes, stopped once a fit takes FIT_BUDGET
 FIT_BUDGET = 1.0  # seconds
 FEWEST_ROWS = 20  # below this a fit says little about a solver's cost
+GRID_POINTS = 12  # grid points timed to see how a fit's time varies across the grid
 
 Rows = Callable[[int, int], tuple[Any, np.ndarray]]  # (n rows, labeled among them) -> X, y
 
@@ -50,9 +51,10 @@ class Calibration:
     points: int  # fits timed
     share: float = 1.0  # a shared grid pass of m models costs (1 + (m - 1) share) fits
     score: float = 0.0  # seconds per unit of the solver's score_cost
+    grid: float = 1.0  # a fit at the grid's average point against one at its first point
 
     def seconds(self, units: float, models: float = 1) -> float:
-        return (self.a + self.b * units) * (1 + (models - 1) * self.share)
+        return (self.a + self.b * units) * self.grid * (1 + (models - 1) * self.share)
 
 
 def fit_units(estimator: Any, n_samples: int, n_features: int) -> float:
@@ -139,28 +141,36 @@ def calibration_sizes(top: int) -> list[int]:
 
 def calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: bool,
               pass_points: list[dict[str, Any]] | None = None, task: str = "binary",
-              n_classes: int = 2) -> Calibration:
+              n_classes: int = 2, grid_points: list[dict[str, Any]] | None = None
+              ) -> Calibration:
     """Time one fit and its scoring at each of ``sizes`` (the best of two for a fast fit,
     stopping once one takes :data:`FIT_BUDGET`) and fit the constants. An untimed fit first
     pays for what a process pays once (imports, compiled loops, thread pools), which a run's
-    cells do not pay per fit."""
+    cells do not pay per fit.
+
+    ``grid_points`` (the search's points, one per shared pass, the estimator's own first) are
+    timed once each at the largest size: an SVM's time grows with its C, a pairwise solver's
+    as its lambda shrinks, so the average point, not the first, sets what a fit costs
+    (:attr:`Calibration.grid`)."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):  # as a cell runs: one BLAS thread
         return _calibrate(estimator, rows, sizes, uses_unlabeled, pass_points or [], task,
-                          n_classes)
+                          n_classes, grid_points or [])
 
 
 def _calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: bool,
-               pass_points: list[dict[str, Any]], task: str, n_classes: int) -> Calibration:
+               pass_points: list[dict[str, Any]], task: str, n_classes: int,
+               grid_points: list[dict[str, Any]]) -> Calibration:
     from sklearn.base import clone
 
     from ordauc.experiment.evaluate import evaluate
 
-    def timed(n: int, points: list[dict[str, Any]] | None = None) -> tuple[float, Any, Any]:
+    def timed(n: int, points: list[dict[str, Any]] | None = None,
+              point: dict[str, Any] | None = None) -> tuple[float, Any, Any]:
         labeled = max(min(50, n), int(0.3 * n)) if uses_unlabeled else n
         X, y = rows(n, labeled)
-        model = clone(estimator)
+        model = clone(estimator).set_params(**(point or {}))
         start = time.perf_counter()
         if points:
             model.fit_grid(X, y, points)
@@ -189,16 +199,27 @@ def _calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: boo
         m = len(pass_points)
         together = timed(sizes[len(seconds) - 1], pass_points)[0]
         share = min(1.0, max(0.02, (together / seconds[-1] - 1) / (m - 1)))
+    grid = 1.0
+    if len(grid_points) > 1:
+        # the smallest size whose fit is long enough to time (the points are many)
+        at = next((i for i, t in enumerate(seconds) if t >= 0.05), len(seconds) - 1)
+        n, spent, times = sizes[at], 0.0, [seconds[at]]
+        for point in grid_points[1:GRID_POINTS]:
+            times.append(timed(n, point=point)[0])
+            spent += times[-1]
+            if spent > 2 * FIT_BUDGET:  # enough to see the spread; the rest would cost more
+                break
+        grid = float(np.mean(times) / seconds[at])
     score = float(scored[-1])  # the largest size: the least noisy
     if len(set(units)) < 2:  # a cost that does not grow with n: a constant per fit
-        return Calibration(float(np.mean(seconds)), 0.0, len(seconds), share, score)
+        return Calibration(float(np.mean(seconds)), 0.0, len(seconds), share, score, grid)
     # Relative least squares (each row divided by its time): a size's error counts as a share
     # of its time, so the smallest sizes fix the intercept instead of being drowned out.
     t = np.asarray(seconds)
     u = np.asarray(units) / max(units)
     design = np.column_stack([np.ones(len(u)), u]) / t[:, None]
     (a, b), _ = nnls(design, np.ones(len(t)))
-    return Calibration(float(a), float(b) / max(units), len(seconds), share, score)
+    return Calibration(float(a), float(b) / max(units), len(seconds), share, score, grid)
 
 
 def fork_seconds() -> float:

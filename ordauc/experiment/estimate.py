@@ -31,6 +31,7 @@ from typing import Any
 from sklearn.model_selection import ParameterGrid
 
 from ordauc.experiment.calibration import (
+    GRID_POINTS,
     Calibration,
     Sampler,
     cached_calibration,
@@ -71,6 +72,24 @@ def pass_points(estimator: Any, cell: Any, most: int = 4) -> list[dict[str, Any]
     points = list(ParameterGrid(cell.solver.grid))
     first = estimator.grid_key({**params, **points[0]})
     return [p for p in points if estimator.grid_key({**params, **p}) == first][:most]
+
+
+def grid_spread(estimator: Any, cell: Any, most: int = GRID_POINTS) -> list[dict[str, Any]]:
+    """Up to ``most`` points spread evenly over the cell's grid, the first point first, one
+    per shared pass where the solver shares passes (what a pass adds is timed apart): the
+    points a calibration times to see how the grid varies a fit's time."""
+    if not cell.tuned:
+        return []
+    points = list(ParameterGrid(cell.solver.grid))
+    if hasattr(estimator, "grid_key") and cell.tuning.shared:
+        params = estimator.get_params()
+        firsts: dict[Any, dict[str, Any]] = {}
+        for point in points:
+            firsts.setdefault(estimator.grid_key({**params, **point}), point)
+        points = list(firsts.values())
+    if len(points) <= most:
+        return points
+    return [points[round(i * (len(points) - 1) / (most - 1))] for i in range(most)]
 
 
 def fits_of(cell: Any, n_labeled: int, n_unlabeled: int, models: list[int] | None = None
@@ -276,6 +295,7 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
 
     uses = solvers.info(cell.solver.name).meta.uses_unlabeled
     shared = [p for p in pass_points(estimator, cell) if cell.tuned]
+    spread = grid_spread(estimator, cell)
     if sampler is not None:
         spec = cell.dataset
         top = min(top, sampler.n_rows)
@@ -286,9 +306,9 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
         rows = partial(synthetic, cell.task, k, d=d_cal)
         where = f"synthetic|{d_cal}"
     make = calibrate_with or (lambda: calibrate(estimator, rows, calibration_sizes(top), uses,
-                                                shared, cell.task, k))
+                                                shared, cell.task, k, spread))
     name = (f"{cell.solver.name}|{sorted(estimator.get_params().items())!r}|{cell.task}|{k}"
-            f"|{where}|{len(shared)}")
+            f"|{where}|{len(shared)}|{spread!r}")
     return cached_calibration(name, make)
 
 
