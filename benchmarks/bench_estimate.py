@@ -37,7 +37,7 @@ def estimate(config: Path, out: Path, data_dir: str | None) -> dict[str, float]:
     options = RunOptions(out=out, data_dir=data_dir, memory_limit=_bytes(config.stem))
     study = load_config(config)
     report = dry_run(study, options)
-    costs = dry_run_costs(report, data_dir, study.preprocess == "standardize")
+    costs = dry_run_costs(report, study, data_dir)
     return {label: cost.seconds for label, cost in costs.items()}
 
 

@@ -229,3 +229,39 @@ def test_the_dry_run_ends_with_the_estimate(write_config, cli, tmp_path: Path) -
     assert lines[head + 1].split()[:5] == ["samult", "1", "cells", "7", "fits"]
     assert lines[head + 2].split()[0] == "total" and "core-hours" in lines[head + 2]
     assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_cell_replaces_the_pieces_of_a_cells_fixed_cost(monkeypatch) -> None:
+    monkeypatch.setattr(est, "metrics_seconds", lambda task, k, n: 0.02)
+    calib = est.Calibration(a=1.0, b=0.0, points=2, score=0.0)
+    from dataclasses import replace
+
+    one = replace(cell({}, labeled_only=True), shares_fit=True)
+    two = replace(one, n_unlabeled=800)
+    _, by_key = est.estimate_cells([one, two], {}, calibrate_with=lambda: calib, fixed=0.5,
+                                   empty={"diabetes": 0.3})
+    # the fit, the measured empty cell (with the first cell's metrics), the second's metrics
+    assert by_key[one.fit_key] == pytest.approx(1.0 + 0.3 + 0.02)
+
+
+def test_an_empty_cell_runs_the_cells_own_pipeline(write_config, tmp_path: Path) -> None:
+    from ordauc.config import load_config
+    from ordauc.experiment import RunOptions
+    from ordauc.experiment.runner import dry_run
+
+    config = load_config(write_config({**STUDY, "solvers": {
+        "samult": {"grid": {"lam": [0.5, 1.0]}}}}))
+    report = dry_run(config, RunOptions(out=tmp_path / "out"))
+    first = report.states[0].cell
+    seconds = cal.empty_cell_seconds(first, report.sizes[first.split_key], config, None)
+    assert 0 < seconds < 10  # ran to status ok: a failed empty cell counts 0
+    broken = replace_dataset(first, "no_such_dataset")
+    assert cal.empty_cell_seconds(broken, report.sizes[first.split_key], config, None) == 0
+
+
+def replace_dataset(c: Cell, name: str) -> Cell:
+    from dataclasses import replace
+
+    from ordauc.config import DatasetSpec
+
+    return replace(c, dataset=DatasetSpec(name=name))

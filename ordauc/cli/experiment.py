@@ -219,8 +219,7 @@ def _print_estimate(report: object, options: RunOptions, config: Config) -> None
     cores = os.cpu_count() or 1
     jobs = cores if options.n_jobs == -1 else max(1, options.n_jobs)
     limit = options.memory_limit or config.memory_limit or default_memory_limit()
-    costs = dry_run_costs(report, options.data_dir, config.preprocess == "standardize",
-                          memory_share=limit // jobs)
+    costs = dry_run_costs(report, config, options.data_dir, memory_share=limit // jobs)
     typer.echo(f"\nestimated cost of the {len(todo)} cells to run (this machine, "
                f"{cores} cores, --n-jobs {jobs}):")
     width = max(len(label) for label in costs)

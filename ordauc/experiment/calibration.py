@@ -296,3 +296,47 @@ def busy() -> bool:
         return os.getloadavg()[0] > 0.75 * (os.cpu_count() or 1)
     except OSError:
         return False
+
+
+class _Constant:
+    """The cheapest model a cell can fit: scores every row 0, predicts the first class. What
+    a cell costs with it is what a cell costs besides its solver."""
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {}
+
+    def set_params(self, **params: Any) -> _Constant:
+        return self
+
+    def fit(self, X: Any, y: np.ndarray) -> _Constant:
+        labels = np.asarray(y)[np.asarray(y) != -1]
+        self.label_ = labels.min() if labels.size else 0
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        return np.zeros(X.shape[0])
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.full(X.shape[0], self.label_)
+
+
+def empty_cell_seconds(cell: Any, sizes: Any, config: Any, data_dir: str | None) -> float:
+    """What running ``cell`` costs besides its solver's fits and scoring: its forked process,
+    loading the dataset, the split, the preprocessing, the metrics and the row's way back,
+    measured by running the cell (untuned) with a constant model, the best of two."""
+    from dataclasses import replace
+
+    from ordauc.experiment.cell import CellTask, DatasetRef, run_cell
+
+    empty = replace(cell, solver=replace(cell.solver, grid={}), cv_metric="", by_metric=False)
+    task = CellTask((empty,), _Constant(), False,
+                    DatasetRef(cell.dataset.name, cell.dataset.params, data_dir), (sizes,),
+                    replace(config, curves_every=None), {})
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        rows = run_cell(task)
+        best = min(best, time.perf_counter() - start)
+    if rows[0]["status"] != "ok":  # a cell this study cannot run: its fixed cost is unknown
+        return 0.0
+    return best

@@ -37,6 +37,7 @@ from ordauc.experiment.calibration import (
     cached_calibration,
     calibrate,
     calibration_sizes,
+    empty_cell_seconds,
     fit_units,
     fork_seconds,
     metrics_seconds,
@@ -210,16 +211,18 @@ def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool
 
 def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
                    memory_share: int | None = None, samplers: dict[str, Sampler] | None = None,
-                   fixed: float | None = None
+                   fixed: float | None = None, empty: dict[str, float] | None = None
                    ) -> tuple[dict[str, SolverCost], dict[str, float]]:
     """Per solver label, the cost of ``cells`` (those to run); and each fit group's estimated
     seconds by fit key (to compare with finished rows).
 
     ``samplers`` (dataset label -> :class:`Sampler`) give the rows calibrations are timed on;
-    datasets without one are stood in for by synthetic rows. ``fixed`` is what a fit group's
-    process costs besides its fits and data (measured when None). A group whose fit needs more
-    than ``memory_share`` bytes is counted as skipped, as the memory guard will skip it (the
-    guard itself only sizes fetched datasets).
+    datasets without one are stood in for by synthetic rows. ``empty`` (dataset label ->
+    seconds, :func:`~ordauc.experiment.calibration.empty_cell_seconds`) is what one of its
+    cells costs besides the solver; where it is not known, a fit group costs ``fixed`` (its
+    process, measured when None), its dataset's loading and each cell's metrics. A group whose
+    fit needs more than ``memory_share`` bytes is counted as skipped, as the memory guard will
+    skip it (the guard itself only sizes fetched datasets).
     """
     from ordauc import solvers
 
@@ -271,10 +274,16 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
                 else fits_of(cell, n_l, n_u, passes(estimator, cell)))
         seconds = sum(count * calib.seconds(fit_units(estimator, n, d), m)
                       for n, count, m in fits)
-        seconds += process + (sampler.load_seconds if sampler else 0.0)
-        for c in group:  # each cell scores its evaluation rows and computes every metric
+        known = (empty or {}).get(cell.dataset.label)
+        if known is not None:  # the measured empty cell: process, data, split, metrics
+            seconds += known
+        else:
+            seconds += process + (sampler.load_seconds if sampler else 0.0)
+        for at, c in enumerate(group):  # each cell scores its rows and computes every metric
             n_eval = _sizes(c, sizes)[2]
             seconds += calib.score * score_units(estimator, n_train, n_eval, d)
+            if known is not None and at == 0:
+                continue  # the empty cell computed the first cell's metrics
             bucket = (c.task, k, 1 << max(n_eval, 1).bit_length())
             if bucket not in scoring:
                 scoring[bucket] = metrics_seconds(c.task, k, bucket[2])
@@ -314,14 +323,14 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
 
 def scale_by_rows(costs: dict[str, SolverCost], done_cells: list[Any], sizes: dict,
                   rows: list[dict[str, str]], calibrate_with: Any = None,
-                  samplers: dict[str, Sampler] | None = None, fixed: float | None = None
-                  ) -> None:
+                  samplers: dict[str, Sampler] | None = None, fixed: float | None = None,
+                  empty: dict[str, float] | None = None) -> None:
     """Rescale each solver's estimate by its finished rows in the folder: the ratio of their
     measured wall time (per fit group) to what the model estimates for them."""
     if not done_cells:
         return
     _, estimated = estimate_cells(done_cells, sizes, calibrate_with, samplers=samplers,
-                                  fixed=fixed)
+                                  fixed=fixed, empty=empty)
     measured: dict[str, float] = {}
     for row in rows:
         try:
@@ -345,7 +354,7 @@ def scale_by_rows(costs: dict[str, SolverCost], done_cells: list[Any], sizes: di
             costs[label].source = f"scaled by {n} finished fit(s) of this folder ({ratio:.2g}x)"
 
 
-def dry_run_costs(report: Any, data_dir: str | None, standardize: bool,
+def dry_run_costs(report: Any, config: Any, data_dir: str | None,
                   memory_share: int | None = None) -> dict[str, SolverCost]:
     """The estimate a dry run prints: the cost of the cells still to run of ``report`` (a
     :class:`~ordauc.experiment.runner.DryRun`), calibrated on the study's fetched datasets and
@@ -354,9 +363,16 @@ def dry_run_costs(report: Any, data_dir: str | None, standardize: bool,
 
     todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
     done = [s.cell for s in report.states if s.state in KEPT_STATES]
-    samplers = samplers_for(todo + done, data_dir, standardize)
+    samplers = samplers_for(todo + done, data_dir, config.preprocess == "standardize")
     fixed = fork_seconds()
+    empty: dict[str, float] = {}
+    for cell in todo + done:  # one empty cell per fetched dataset
+        label = cell.dataset.label
+        if label not in empty and label in samplers and cell.split_key in report.sizes:
+            empty[label] = empty_cell_seconds(cell, report.sizes[cell.split_key], config,
+                                              data_dir)
     costs, _ = estimate_cells(todo, report.sizes, memory_share=memory_share,
-                              samplers=samplers, fixed=fixed)
-    scale_by_rows(costs, done, report.sizes, report.rows, samplers=samplers, fixed=fixed)
+                              samplers=samplers, fixed=fixed, empty=empty)
+    scale_by_rows(costs, done, report.sizes, report.rows, samplers=samplers, fixed=fixed,
+                  empty=empty)
     return costs
