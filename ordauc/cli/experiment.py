@@ -54,12 +54,15 @@ def run_cmd(
         "A folder serves one study: another config into it is refused.",
         show_default=False)] = None,
     n_jobs: Annotated[int, typer.Option(
-        "--n-jobs", "-j", help="Cells run at once; -1 = one per core.")] = 1,
+        "--n-jobs", "-j", help="Cells run at once; -1 = one per core. With --backend "
+        "slurm or pbs: the workers kept (-1: adapt to the work); not used with dask, whose "
+        "workers' threads decide.")] = 1,
     backend: Annotated[str, typer.Option(
-        "--backend", help="Where cells run: loky (local processes) or dask (a "
-        "dask.distributed scheduler, with --scheduler).")] = "loky",
+        "--backend", help="Where cells run: loky (local processes), dask (a "
+        "dask.distributed scheduler, with --scheduler), slurm or pbs (dask workers as batch "
+        "jobs, set in ~/.config/dask/jobqueue.yaml).")] = "loky",
     scheduler: Annotated[str | None, typer.Option(
-        "--scheduler", help="Address of a dask scheduler (with --backend dask).",
+        "--scheduler", help="Address of a dask scheduler (with --backend dask only).",
         show_default=False)] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="List done, missing, failed, stale and not applicable cells, "

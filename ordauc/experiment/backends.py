@@ -10,8 +10,9 @@
   (:func:`~ordauc.experiment.cell.lost_rows`), the slot gets a new worker and the other cells
   run on; the next run retries them, as it retries every failed cell. ``--n-jobs 1`` runs the
   cells in this process, one after another.
-- the cluster backends (``dask``, in :mod:`ordauc.experiment.cluster`): the workers of a
-  dask.distributed scheduler.
+- the cluster backends (``dask``, ``slurm``, ``pbs``, in :mod:`ordauc.experiment.cluster`):
+  the workers of a dask.distributed scheduler, reached at its address or started as batch
+  jobs through dask-jobqueue.
 
 A backend also decides how a dataset reaches a cell (``data_handle``).
 """
@@ -27,9 +28,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ordauc.errors import UserError
+from ordauc.experiment.cluster import CLUSTER_BACKENDS
 from ordauc.experiment.isolate import ParentGuard
 
-BACKENDS = ("loky", "dask")  # the cluster module may add its own
+BACKENDS = ("loky", *CLUSTER_BACKENDS)
 
 # The variables joblib sets for ``inner_max_num_threads``: read by the BLAS and OpenMP
 # libraries when they load, so they must be in the worker's environment from its start.

@@ -16,6 +16,7 @@ profile.
 
 from __future__ import annotations
 
+import threading
 import time
 import traceback
 import warnings
@@ -135,6 +136,7 @@ def lost_rows(task: CellTask, message: str) -> list[dict[str, Any]]:
 
 
 _WARM: set[type] = set()  # the solver classes this process has warmed up
+_WARMING = threading.Lock()  # a worker's threads (dask) warm a class up once, one at a time
 
 
 def warm_up(estimator: Any) -> None:
@@ -144,13 +146,17 @@ def warm_up(estimator: Any) -> None:
     kind = type(estimator)
     if kind in _WARM or not hasattr(estimator, "warm_up"):
         return
-    _WARM.add(kind)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            estimator.warm_up()
-    except Exception:  # noqa: BLE001, S110 - the cell's fit reports what is wrong
-        pass
+    with _WARMING:
+        if kind in _WARM:  # another thread finished it while this one waited
+            return
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                estimator.warm_up()
+        except Exception:  # noqa: BLE001, S110 - the cell's fit reports what is wrong
+            pass
+        finally:  # warm only once done: a thread that skips it finds the loops loaded
+            _WARM.add(kind)
 
 
 def identity(task: CellTask, i: int = 0) -> dict[str, Any]:
