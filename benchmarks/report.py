@@ -183,15 +183,19 @@ def qsg_headline(r: Row) -> list[str]:
         out.append(_goal(f"training {r['a']['speedup']:.1f}x faster than the plain Algorithm 1",
                          ">= 50x", _met(r, r["a"]["speedup"] >= 50)))
     if "b" in r:
-        out.append(_goal(f"{r['b']['ratio_phase_form']:.2f}x its own floor per iteration",
-                         "<= 1.5x", _met(r, r["b"]["ratio_phase_form"] <= 1.5)))
+        # the goal is against the floor of the work (the table's target row); the
+        # amplitude-phase floor, the engine's own unavoidable work, is shown beside it
+        out.append(_goal(f"{r['b']['ratio']:.2f}x the floor per iteration "
+                         f"({r['b']['ratio_phase_form']:.2f}x the amplitude-phase floor)",
+                         "<= 1.5x", _met(r, r["b"]["ratio"] <= 1.5)))
     if "c" in r:
         share = r["c"]["peak_rss_mb"] / r["c"]["budget_mb"]
         out.append(_goal(f"{r['c']['n_large']:,} rows at {share:.2f} of the memory budget",
                          "<= 1", _met(r, share <= 1)))
     if "d" in r:
-        out.append(_goal(f"scoring {r['d']['ratio_phase_form']:.2f}x its own floor", "<= 1.5x",
-                         _met(r, r["d"]["ratio_phase_form"] <= 1.5)))
+        out.append(_goal(f"scoring {r['d']['ratio']:.2f}x the floor "
+                         f"({r['d']['ratio_phase_form']:.2f}x the amplitude-phase floor)",
+                         "<= 1.5x", _met(r, r["d"]["ratio"] <= 1.5)))
     return out
 
 
