@@ -51,14 +51,9 @@ Row = dict[str, Any]
 def git_commit(where: Path = ROOT) -> str:
     """``git rev-parse --short HEAD`` of ``where``, ``+dirty`` when tracked files have local
     changes (the figures then come from code no commit holds); '' outside a git checkout."""
-    try:
-        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=where, text=True,
-                             capture_output=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=where, text=True, capture_output=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return sha + ("+dirty" if dirty.strip() else "")
+    from ordauc.experiment.results import git_sha
+
+    return git_sha(where, length=7)
 
 
 def _cpu_model() -> str | None:

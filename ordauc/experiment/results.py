@@ -89,12 +89,14 @@ def provenance() -> dict[str, str]:
             "platform": platform.platform()}
 
 
-def git_sha() -> str:
-    """The commit of the ordauc source tree (``+dirty`` with local edits), or '' outside git."""
-    where = Path(__file__).resolve().parent
+def git_sha(where: Path | None = None, length: int = 12) -> str:
+    """The commit of ``where`` (default: the ordauc source tree), ``length`` hex digits,
+    ``+dirty`` when tracked files have local edits; '' outside git."""
+    where = where or Path(__file__).resolve().parent
     try:
-        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=where, text=True,
-                             capture_output=True, timeout=10, check=True).stdout.strip()
+        sha = subprocess.run(["git", "rev-parse", f"--short={length}", "HEAD"], cwd=where,
+                             text=True, capture_output=True, timeout=10, check=True
+                             ).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
                                cwd=where, text=True, capture_output=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
