@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as ss
 
+from ordauc import stats
+from ordauc.claims import algebra
 from ordauc.report.load import by_selection
 
 OK = "ok"
@@ -131,6 +131,14 @@ class Paired:
     def similar_or_better(self) -> bool:
         return self.similar() or self.better()
 
+    def compare(self, paper_repetitions: int | None = None, one_sided: bool = True
+                ) -> algebra.Compared:
+        """This comparison under the verdict algebra (:func:`ordauc.claims.algebra.compare`):
+        better, worse, tie, no difference, or undecided with the guard that stopped it."""
+        return algebra.compare(self.d, self.planned, lower_is_better=lower_is_better(self.metric),
+                               metric=self.metric, paper_repetitions=paper_repetitions,
+                               one_sided=one_sided)
+
     def text(self) -> str:
         """``d=+0.012 (sd 0.004, n=10, p=0.002)``, p one-sided in the metric's direction."""
         if not self.n:
@@ -140,23 +148,9 @@ class Paired:
 
 
 def wilcoxon_p(d: np.ndarray, alternative: str = "two-sided") -> float:
-    """Wilcoxon signed-rank p-value of differences ``d`` (C3): zeros dropped
-    (``zero_method="wilcox"``), exact where scipy can be; 1 when every difference is zero, NaN
-    without any."""
-    d = np.asarray(d, dtype=np.float64)
-    d = d[np.isfinite(d)]
-    if d.size == 0:
-        return math.nan
-    if np.all(d == 0):
-        return 1.0
-    nonzero = np.abs(d[d != 0])
-    # exact for up to 25 untied differences (C3); the normal approximation otherwise, as the
-    # exact null does not hold with ties (scipy would fall back to a slow permutation test)
-    exact = nonzero.size <= 25 and np.unique(nonzero).size == nonzero.size
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(ss.wilcoxon(d, zero_method="wilcox", alternative=alternative,
-                                 method="exact" if exact else "approx").pvalue)
+    """Wilcoxon signed-rank p-value of differences ``d`` (C3): zeros dropped, exact also with
+    ties (:func:`ordauc.stats.signed_rank`); 1 when every difference is zero, NaN without any."""
+    return stats.signed_rank_p(d, alternative)
 
 
 def paired(results: pd.DataFrame, dataset: str, a: str, b: str, metric: str,

@@ -17,14 +17,23 @@ of a study, once every other claim is decided.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ordauc.claims.algebra import Judgment
 
 CONFIRMED = "CONFIRMED"
 PARTIAL = "PARTIAL"
 NOT_CONFIRMED = "NOT CONFIRMED"
 UNDECIDABLE = "UNDECIDABLE"
 VERDICTS = (CONFIRMED, PARTIAL, NOT_CONFIRMED, UNDECIDABLE)
+# A protocol statement of a paper is a property of our runs, not a claim the paper could get
+# wrong: it is FOLLOWED or DEVIATED (how, and why), NOT RECORDED where the runs cannot tell,
+# and a NOTE where it is a fact about the paper (its machine, its code) that no run reproduces.
+FOLLOWED, DEVIATED, NOT_RECORDED, NOTE = "FOLLOWED", "DEVIATED", "NOT RECORDED", "NOTE"
+PROTOCOL_STATES = (FOLLOWED, DEVIATED, NOT_RECORDED, NOTE)
 
 PAPERS = {  # registry key -> how the report names the paper
     "QS3ORAO": "QS3ORAO (AAAI 2020)",
@@ -43,16 +52,25 @@ class Outcome:
     detail behind it; ``reading`` says whether the rule is the paper's literal words
     (``strict``) or this project's operational reading of vague words (``interpretation``).
     An UNDECIDABLE outcome's ``evidence`` says what is missing.
+
+    The structured side, for tests and for readers' own rules: ``values`` holds the numbers
+    behind the statistic by name (counts, ratios, slopes); ``judgments`` each unit's state
+    (:class:`ordauc.claims.algebra.Judgment`); ``provisional`` what an UNDECIDABLE rule leans
+    to on the runs at hand (never a verdict).
     """
 
     verdict: str
     statistic: str
     evidence: str
     reading: str = "interpretation"
+    values: Mapping[str, object] = field(default_factory=dict, compare=False)
+    judgments: tuple[Judgment, ...] = field(default=(), compare=False)
+    provisional: str | None = None
 
     def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
+        if self.verdict not in VERDICTS + PROTOCOL_STATES:
+            raise ValueError(f"verdict must be one of {VERDICTS + PROTOCOL_STATES}, "
+                             f"not {self.verdict!r}")
 
 
 def undecidable(why: str, statistic: str = "") -> Outcome:
@@ -80,6 +98,12 @@ class Claim:
     @property
     def label(self) -> str:
         return f"{self.id}: {self.text}"
+
+    @property
+    def protocol(self) -> bool:
+        """A protocol statement (``QS3-P2``): reported as FOLLOWED / DEVIATED, not a verdict."""
+        tail = self.id.rsplit("-", 1)[-1]
+        return tail[:1] == "P" and tail[1:].isdigit()
 
 
 CLAIMS: dict[str, Claim] = {}
