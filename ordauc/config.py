@@ -22,7 +22,10 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
       beyond_data: error      # drop: a dataset's unlabeled budgets larger than its rows are
                               # left out of its plan (one log grid for datasets of any size)
     evaluate: test            # test, or unlabeled (transductive AUC on the unlabeled rows)
-    preprocess: none          # none, or standardize (z-score with the training rows' statistics)
+    preprocess: none          # none, standardize (z-score with the training rows' statistics),
+                              # or minmax (each feature to [0, 1] by its range over the
+                              # dataset's training rows, before the split: the same for every
+                              # solver, as the QSG papers scale their data)
     tuning: {kind: cv, folds: 5, metric: auc}   # cv (inner CV on the labeled training rows) or
                               # test (the best point on the evaluation rows: some papers' protocol);
                               # metric: a registry metric, or own (the solver's score(X, y)), or
@@ -74,7 +77,7 @@ MOVED = {"seeds": "resampling: {repeats: N}", "n_labeled": "resampling: {n_label
          "labeled_sampling": "resampling: {sampling: ...}",
          "cv": "tuning: {kind: cv, folds: 5, metric: auc}"}
 EVALUATE = ("test", "unlabeled")
-PREPROCESS = ("none", "standardize")
+PREPROCESS = ("none", "standardize", "minmax")
 SAMPLING = ("uniform", "stratified")
 BEYOND_DATA = ("error", "drop")
 RESAMPLING = ("budget", "partitions", "kfold")

@@ -22,6 +22,7 @@ Everything takes and returns plain arrays and numbers; nothing here knows a resu
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -72,19 +73,25 @@ def can_reject(n: int, alpha: float = ALPHA, alternative: str = "two-sided") -> 
     return min_p(n, alternative) < alpha
 
 
-def _null_distribution(doubled: np.ndarray) -> np.ndarray:
-    """P(2 T+ = s) for s = 0 .. sum(doubled), each sign +/- with probability 1/2."""
-    total = int(doubled.sum())
+@functools.lru_cache(maxsize=1024)
+def _null_tails(doubled: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(P(2 T+ >= s), P(2 T+ <= s)) for s = 0 .. sum(doubled), each sign +/- with probability
+    1/2. Cached on the doubled ranks: without ties they are always 2, 4, ..., 2n, so a table of
+    many comparisons of the same size enumerates its null once."""
+    total = int(sum(doubled))
     prob = np.zeros(total + 1)
     prob[0] = 1.0
     reach = 0
-    for step in doubled.astype(np.int64):
+    for step in doubled:
         shifted = np.zeros_like(prob)
         shifted[step:reach + step + 1] = prob[:reach + 1]
         prob[:reach + 1] *= 0.5
         prob = prob + 0.5 * shifted
         reach += int(step)
-    return prob
+    upper = prob[::-1].cumsum()[::-1]
+    lower = prob.cumsum()
+    upper.flags.writeable = lower.flags.writeable = False
+    return upper, lower
 
 
 def signed_rank(d: np.ndarray | list[float], alternative: str = "two-sided") -> SignedRank:
@@ -108,11 +115,11 @@ def signed_rank(d: np.ndarray | list[float], alternative: str = "two-sided") -> 
             warnings.simplefilter("ignore")
             p = float(ss.wilcoxon(nonzero, alternative=alternative, method="approx").pvalue)
         return SignedRank(int(d.size), int(nonzero.size), t_plus, p, alternative, False)
-    doubled = np.rint(2 * ranks).astype(np.int64)
+    doubled = tuple(sorted(int(v) for v in np.rint(2 * ranks)))
     observed = int(round(2 * t_plus))
-    prob = _null_distribution(doubled)
-    upper = float(prob[observed:].sum())  # P(T+ >= observed): evidence for d > 0
-    lower = float(prob[:observed + 1].sum())  # P(T+ <= observed): evidence for d < 0
+    tails = _null_tails(doubled)
+    upper = float(tails[0][observed])  # P(T+ >= observed): evidence for d > 0
+    lower = float(tails[1][observed])  # P(T+ <= observed): evidence for d < 0
     p = {"greater": upper, "less": lower, "two-sided": min(1.0, 2.0 * min(upper, lower))}
     return SignedRank(int(d.size), int(nonzero.size), t_plus, min(1.0, p[alternative]),
                       alternative, True)

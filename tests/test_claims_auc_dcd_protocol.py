@@ -13,7 +13,7 @@ from test_claims_auc_dcd import PERM_TOP, check, dcd_study, method_rows, same, t
 from ordauc.claims import CLAIMS
 from ordauc.claims.auc_dcd_common import METHODS, MSGD, OAM, PERM, SDCD
 from ordauc.claims.auc_dcd_protocol import PAPER_GRID, minority_train
-from ordauc.claims.registry import CONFIRMED, NOT_CONFIRMED, PARTIAL, UNDECIDABLE
+from ordauc.claims.registry import CONFIRMED, NOT_CONFIRMED, NOTE, PARTIAL, UNDECIDABLE
 from ordauc.claims.study import Study
 from ordauc.data.catalog import CATALOG
 
@@ -147,9 +147,17 @@ def test_dcd_p5_off_share_and_missing_column() -> None:
     assert check("DCD-P5", study)[0] == UNDECIDABLE
 
 
-@pytest.mark.parametrize(("names", "verdict"), [
-    (["liblinear_auc_dcd"], CONFIRMED), (list(METHODS), NOT_CONFIRMED), (["svm"], UNDECIDABLE),
-])
-def test_dcd_p6(names: list[str], verdict: str) -> None:
+@pytest.mark.parametrize("names", [["liblinear_auc_dcd"], list(METHODS), ["svm"]])
+def test_dcd_p6_is_a_note(names: list[str]) -> None:
     groups = [method_rows("dna", name, [0.8] * 3) for name in names]
-    assert check("DCD-P6", Study(name="auc_dcd", results=table(*groups)))[0] == verdict
+    outcome = CLAIMS["DCD-P6"].check(Study(name="auc_dcd", results=table(*groups)))
+    assert outcome.verdict == NOTE  # a fact about the paper, never a verdict
+    assert outcome.values["methods"] == sorted(set(names) & set(METHODS))
+
+
+def test_dcd_p3_says_why_a_twin_deviates() -> None:
+    study = p3_study(5)
+    study.offline = True
+    outcome = CLAIMS["DCD-P3"].check(study)
+    assert outcome.verdict == NOT_CONFIRMED and outcome.values["planned_max"] == 5
+    assert "offline twin" in outcome.evidence

@@ -8,6 +8,7 @@ import pytest
 from claims_tables import curve, runs, study
 
 from ordauc.claims import CLAIMS
+from ordauc.claims.qsg_convergence import rate_verdict
 
 C, P, N, U = "CONFIRMED", "PARTIAL", "NOT CONFIRMED", "UNDECIDABLE"
 T = list(range(10, 10001, 10))
@@ -40,6 +41,8 @@ def test_qs3_10(rate, schedule, verdict):
                    curves=_objective("qs3orao", rate))
     outcome = CLAIMS["QS3-10"].check(target)
     assert outcome.verdict == verdict, outcome
+    if verdict != U:  # the slope the verdict rests on sits in its band
+        assert rate_verdict(outcome.values["slope"]) == verdict
     if verdict == U:
         assert "configs/qs3orao_time.yaml" in outcome.evidence or "schedule" in outcome.evidence
 
@@ -66,6 +69,11 @@ def test_qs3_11(power, verdict, statistic):
     outcome = CLAIMS["QS3-11"].check(target)
     assert outcome.verdict == verdict, outcome
     assert statistic in outcome.statistic
+    if power is not None:
+        assert outcome.values["slope"] == pytest.approx(power, abs=0.05)
+        assert outcome.values["applicable"] == (power >= 1.6)
+    else:
+        assert "configs/qs3orao_time.yaml" in outcome.evidence
 
 
 def _oracle(by_curve: bool, **params: object) -> tuple[list[dict[str, object]], pd.DataFrame]:
@@ -91,6 +99,11 @@ def test_qsg_8(rate, by_curve, params, verdict):
     target = study("qsg_s2auc_time", _fits("qsg_s2auc"), exact, curves=curves)
     outcome = CLAIMS["QSG-8"].check(target)
     assert outcome.verdict == verdict, outcome
+    if verdict != U:
+        assert rate_verdict(outcome.values["slope"]) == verdict
+    if rate is None:
+        assert "`objective`" in outcome.evidence and "configs/qsg_s2auc_time.yaml" in \
+            outcome.evidence
     if verdict == U and rate is not None:
         assert outcome.statistic.startswith("proxy only")
 

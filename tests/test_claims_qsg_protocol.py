@@ -122,10 +122,22 @@ def trials(name: str, solvers: list[str], reps: int, n_labeled: int) -> object:
     ("QS3-P3", "qs3orao", ["qs3orao", "svorex", "m_pnu_auc", "m_samult"], 500),
     ("QSG-P3", "qsg_s2auc", ["qsg_s2auc", "samult", "pnu_auc"], 200)])
 def test_ten_trials(claim_id, name, solvers, n_labeled):
-    assert check(claim_id, trials(name, solvers, 10, n_labeled))[0] == CONFIRMED
+    assert check(claim_id, trials(name, solvers, 10, n_labeled))[0] == CONFIRMED  # FOLLOWED
     got, text = check(claim_id, trials(name, solvers, 3, n_labeled))
-    assert got == NOT_CONFIRMED and f"{solvers[0]} 3" in text
+    assert got == NOT_CONFIRMED and f"{solvers[0]} 3" in text  # DEVIATED, our run
     assert check(claim_id, trials(name, solvers[:-1], 10, n_labeled))[0] == UNDECIDABLE
+
+
+def test_ten_trials_deviation_says_why():
+    solvers = ["qsg_s2auc", "samult", "pnu_auc"]
+    twin = study("qsg_s2auc", *[runs(d, s, auc=[0.8] * 3, profile="quick")
+                                for d in ("d0", "d1") for s in solvers], offline=True)
+    outcome = CLAIMS["QSG-P3"].check(twin)
+    assert outcome.verdict == NOT_CONFIRMED
+    assert outcome.values["reason"] == ("offline twin configs/offline/qsg_s2auc.yaml (reduced "
+                                        "by design), profile quick")
+    assert outcome.values["datasets"]["d0"] == {"planned": 3, "qsg_s2auc": 3, "samult": 3,
+                                                "pnu_auc": 3}
 
 
 GRID_CASES = [("QS3-P4", "qs3orao", {"qs3orao": "gamma", "m_samult": "gamma",
@@ -173,27 +185,51 @@ BIN_KERNELS = {"qsg_s2auc": "p_sigma", "samult": "p_sigma", "pnu_auc": "p_sigma"
 GUARD = "needs 90 GB for 70,000 training rows x 8 features, limit {} GB{}; raise --memory-limit"
 
 
-def test_qs3_p5_kernels_and_the_hinge_loss_of_svorex():
+def test_qs3_p5_kernels_read_from_the_models():
     got, text = check("QS3-P5", kernels(ORD_KERNELS))
-    assert got == PARTIAL and "3 of 3 AUC methods" in text and "s = 1 / sqrt(2 sigma)" in text
+    # svorex's hinge loss cannot follow the statement: DEVIATED (how: the loss), the rest as said
+    assert got == NOT_CONFIRMED and "3 of 3 AUC methods" in text and "hinge" in text
+    assert "s = 1 / sqrt(2 sigma)" in text and "k - 1 models of samult" in text
+    outcome = CLAIMS["QS3-P5"].check(kernels(ORD_KERNELS))
+    assert outcome.values["as_stated"] == 3 and outcome.values["deviations"] == 1
+    # a model without its Gaussian width deviates; a missing method is not recorded
     assert check("QS3-P5", kernels({**ORD_KERNELS, "m_samult": "p_lam"}))[0] == NOT_CONFIRMED
     assert check("QS3-P5", kernels({"qs3orao": "p_sigma"}))[0] == UNDECIDABLE
 
 
-@pytest.mark.parametrize("message, limit, verdict", [
-    (GUARD.format(40, " (80 GB shared by 2 parallel cells)"), None, CONFIRMED),
-    ("", 80 * 2**30, CONFIRMED),  # the config's memory_limit: 80GB
-    (GUARD.format(9.42, ""), None, NOT_CONFIRMED),
-    ("", None, UNDECIDABLE),
+def test_kernel_read_from_the_class_the_registry_ran():
+    s = kernels(BIN_KERNELS, GUARD.format(9.42, ""))
+    s.results.loc[s.results["solver"] == "samult", "solver_name"] = "svc_rbf"
+    got, text = check("QSG-P6", s)
+    assert got == NOT_CONFIRMED and "samult: svc_rbf resolves to" in text
+    s = kernels(BIN_KERNELS, GUARD.format(9.42, ""))
+    s.results["p_feature_map"] = "linear"
+    got, text = check("QSG-P6", s)
+    assert got == NOT_CONFIRMED and "feature map ['linear']" in text
+
+
+@pytest.mark.parametrize("message, limit, machine, verdict", [
+    (GUARD.format(40, " (80 GB shared by 2 parallel cells)"), None, None, UNDECIDABLE),
+    ("", 80 * 2**30, None, UNDECIDABLE),      # the config's memory_limit: 80GB is no evidence
+    ("", 80 * 2**30, 80.0, CONFIRMED),        # a recorded machine of 80 GB
+    ("", None, 24.0, NOT_CONFIRMED),          # a recorded machine of 24 GB
+    (GUARD.format(9.42, ""), None, None, NOT_CONFIRMED),  # the guard ran below 80 GB
+    ("", None, None, UNDECIDABLE),
 ])
-def test_memory_limit_of_the_machine(message, limit, verdict):
-    assert check("QS3-P6", kernels(ORD_KERNELS, message, limit))[0] == verdict
-    assert check("QSG-P6", kernels(BIN_KERNELS, message, limit))[0] == verdict
+def test_memory_of_the_machine(message, limit, machine, verdict):
+    for claim_id, solvers in (("QS3-P6", ORD_KERNELS), ("QSG-P6", BIN_KERNELS)):
+        s = kernels(solvers, message, limit)
+        if machine is not None:
+            s.results["machine_memory_gb"] = machine
+        got = CLAIMS[claim_id].check(s)
+        expected = verdict if claim_id == "QS3-P6" or verdict == NOT_CONFIRMED else (
+            CONFIRMED if verdict == CONFIRMED else UNDECIDABLE)
+        assert got.verdict == expected, (claim_id, got)
 
 
 def test_qsg_p6_needs_the_sigma_kernel_of_every_method():
     message = GUARD.format(80, "")
-    assert check("QSG-P6", kernels({**BIN_KERNELS, "pnu_auc": "p_kappa"}, message))[0] == \
-        NOT_CONFIRMED
+    outcome = CLAIMS["QSG-P6"].check(kernels({**BIN_KERNELS, "pnu_auc": "p_kappa"}, message))
+    assert outcome.verdict == NOT_CONFIRMED and outcome.values["kernel_deviations"] == 1
     got, text = check("QSG-P6", kernels({"qsg_s2auc": "p_sigma"}, message))
     assert got == UNDECIDABLE and "no ok run of samult" in text and "no runs of pnu_auc" in text

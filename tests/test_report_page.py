@@ -54,7 +54,7 @@ def page_of(studies: Path, stem: str) -> str:
 
 def test_the_study_page_holds_claims_tables_figures_and_provenance(studies: Path) -> None:
     text = page_of(studies, "qsg_s2auc")
-    for anchor in ("claims", "summary", "tables", "figures", "protocol"):
+    for anchor in ("claims", "protocol", "summary", "tables", "figures", "config"):
         assert f'<section id="{anchor}">' in text
     assert "QSG-S2AUC (IJCAI 2019)" in text and "QSG-5" in text
     assert "<table>" in text and "<thead>" in text and "±" in text
@@ -75,14 +75,20 @@ def test_nothing_on_a_page_is_fetched_from_elsewhere(studies: Path) -> None:
 
 def test_claims_csv_lists_every_claim_of_the_paper_with_a_verdict(studies: Path) -> None:
     from ordauc.claims import CLAIMS
-    from ordauc.claims.registry import VERDICTS
+    from ordauc.claims.registry import PROTOCOL_STATES, VERDICTS
 
     claims = pd.read_csv(studies / "qsg_s2auc" / "report" / "claims.csv")
     assert list(claims.columns) == ["paper", "claim", "verdict", "statistic", "evidence",
                                     "rule"]
     ids = {c.split(":")[0] for c in claims["claim"]}
-    assert ids == {i for i, c in CLAIMS.items() if c.paper == "QSG-S2AUC"}
+    assert ids == {i for i, c in CLAIMS.items() if c.paper == "QSG-S2AUC" and not c.protocol}
     assert set(claims["verdict"]) <= set(VERDICTS)
+    # the statements of the paper's protocol are apart, each with a state of our runs
+    protocol = pd.read_csv(studies / "qsg_s2auc" / "report" / "protocol.csv")
+    assert list(protocol.columns) == ["paper", "statement", "state", "evidence", "check"]
+    assert {c.split(":")[0] for c in protocol["statement"]} == {
+        i for i, c in CLAIMS.items() if c.paper == "QSG-S2AUC" and c.protocol}
+    assert set(protocol["state"]) <= set(PROTOCOL_STATES)
     undecided = claims[claims["verdict"] == "UNDECIDABLE"]
     assert (undecided["evidence"].str.len() > 10).all()  # says what is missing
     # a study that is no paper's lists no claim

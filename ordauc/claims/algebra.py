@@ -17,8 +17,9 @@ A check judges *units* (datasets, cells, sizes) and settles a monotone rule over
 * :func:`settle` applies a monotone count rule over the paper's units: a verdict stands only if
   every undecided or missing unit, turning out either way, would leave it unchanged; otherwise
   UNDECIDABLE. It also returns the *provisional* verdict, the rule applied to every unit
-  (extra ones and guarded states included) as if the evidence were complete: what the runs
-  lean to, printed beside UNDECIDABLE, never in its place.
+  (extra ones and guarded states included), scaled to the paper's number of units as if the
+  missing ones went as these did: what the runs lean to, printed beside UNDECIDABLE, never in
+  its place.
 """
 
 from __future__ import annotations
@@ -244,11 +245,27 @@ def settle(rule: Callable[[Counter[str]], str], judgments: Iterable[Judgment], t
     high = rule(known + Counter({best: missing}))
     low = rule(known + Counter({worst: missing}))
     verdict = high if high == low else UNDECIDABLE
+    # the lean: every unit's state or lean, scaled to the paper's units (``proportional``)
     leans = [j.lean for j in judgments if j.lean is not None]
-    provisional = rule(Counter(leans)) if leans else None
+    provisional = rule(proportional(Counter(leans), total)) if leans else None
     if verdict != UNDECIDABLE or provisional == UNDECIDABLE:
         provisional = None
     return Settled(verdict, provisional, decided, total, known)
+
+
+def proportional(counts: Counter[str], total: int) -> Counter[str]:
+    """``counts`` scaled to ``total`` units (largest remainders), as if the units not at hand
+    went as those at hand did: 2 leaning one way of 2 run lean 8 of the paper's 8, not 2 of 8.
+    Counts already covering ``total`` are returned as they are."""
+    have = sum(counts.values())
+    if have == 0 or have >= total:
+        return counts
+    shares = {state: n * total / have for state, n in counts.items()}
+    scaled = Counter({state: int(share) for state, share in shares.items()})
+    order = sorted(shares, key=lambda s: shares[s] - int(shares[s]), reverse=True)
+    for state in order[:total - sum(scaled.values())]:
+        scaled[state] += 1
+    return scaled
 
 
 def lean_text(provisional: str | None) -> str:

@@ -25,6 +25,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
+from ordauc.claims import algebra
 from ordauc.claims import evidence as ev
 from ordauc.claims.study import Study
 from ordauc.report.compare import label_variants
@@ -36,8 +37,13 @@ OAM_BUFFERED = ("oam_seq", "oam_gra")
 KNOWN = (*METHODS, *OAM_BUFFERED)
 SHORT = {OAM: "OAMinf", SDCD: "SDCD", PERM: "SDCDperm", MSGD: "MSGD", "oam_seq": "OAMseq",
          "oam_gra": "OAMgra"}
-N_DATASETS = 10  # the paper's Table 2
+PAPER_SETS = ("sonar", "fourclass", "german", "svmguide3", "dna", "svmguide4", "pendigits",
+              "vowel", "letter", "sector")  # the paper's Tables 1-2, by our catalogue's names
+N_DATASETS = len(PAPER_SETS)  # 10
 FIGURE2 = ("sonar", "svmguide4", "vowel")  # the datasets of the paper's Figure 2
+PAPER_REPS = 20  # 5 folds x 4 fold assignments (section 3.2)
+PAPER = algebra.PaperData(datasets=PAPER_SETS, repetitions=PAPER_REPS)
+FIG2 = algebra.PaperData(datasets=FIGURE2, repetitions=PAPER_REPS)
 UNTIL = 5000  # Figure 2 draws the first 5,000 pair updates
 T = TypeVar("T")
 
@@ -109,6 +115,7 @@ class Protocol:
     how: str
     chosen: dict[tuple[str, str], str] = field(default_factory=dict)
     edge: list[str] = field(default_factory=list)
+    lam: dict[tuple[str, str], float] = field(default_factory=dict)
 
     def datasets(self) -> list[str]:
         return [str(d) for d in pd.unique(self.table["dataset"])]
@@ -161,6 +168,7 @@ def protocol_table(study: Study, variant: Variant, rebuild: bool = True) -> Prot
     scores = scores[(scores["tuning"].astype(str) == "test") & (scores["metric"] == "auc")]
     scores = scores.assign(point=pd.to_numeric(scores["point"], errors="coerce"))
     chosen: dict[tuple[str, str], str] = {}
+    lams: dict[tuple[str, str], float] = {}
     edge: list[str] = []
     rebuilt = 0
     for (dataset, label), mine in scores.groupby(["dataset", "solver"], sort=False):
@@ -175,13 +183,17 @@ def protocol_table(study: Study, variant: Variant, rebuild: bool = True) -> Prot
         table.loc[where & (table["status"] != ev.OK), "auc"] = np.nan
         text = _point_text(mine, best)
         chosen[(str(dataset), name)] = text
+        if "p_lam" in mine.columns:
+            at = pd.to_numeric(mine.loc[mine["point"] == best, "p_lam"], errors="coerce")
+            if at.notna().any():
+                lams[(str(dataset), name)] = float(at.dropna().iloc[0])
         points = mine["point"].dropna()
         if points.nunique() > 1 and best in (points.min(), points.max()):
             edge.append(f"{dataset}/{SHORT[name]} {text}")
         rebuilt += 1
     if rebuilt:
         how = "one lambda per (dataset, method): the best mean test AUC over the runs"
-    return Protocol(variant, table, how, chosen, edge)
+    return Protocol(variant, table, how, chosen, edge, lams)
 
 
 _CACHE: dict[str, tuple[tuple[object, ...], object]] = {}
@@ -245,3 +257,46 @@ def against_each(verdicts: list[str]) -> str:
     if all(v in (CONFIRMED, NOT_CONFIRMED) for v in verdicts):
         return PARTIAL
     return UNDECIDABLE
+
+
+def mean_guard(n: int, planned: int, paper: int = PAPER_REPS) -> str:
+    """The guard that keeps a mean-based judgment on ``n`` ok (or paired) runs undecided:
+    ``missing`` below 80 % of the planned runs, ``repetitions`` below 80 % of the paper's 20
+    (16), else '' (rule 2 of the verdict algebra also covers "highest mean")."""
+    if n <= 0 or n < algebra.needed(max(planned, 1)):
+        return algebra.MISSING
+    if n < algebra.needed(paper):
+        return algebra.REPETITIONS
+    return ""
+
+
+def compared(proto: Protocol, dataset: str, a: str, b: str, one_sided: bool = True
+             ) -> tuple[ev.Paired, algebra.Compared]:
+    """``a`` against ``b`` on the paired test AUCs of ``dataset`` under the verdict algebra
+    (the paper's 20 runs; one-sided tests each direction)."""
+    pair = ev.paired(proto.table, dataset, a, b, "auc")
+    return pair, pair.compare(paper_repetitions=PAPER_REPS, one_sided=one_sided)
+
+
+def paper_datasets(proto: Protocol) -> list[str]:
+    """The datasets a count over "the 10 datasets" reads: the paper's ten in Table 2's order
+    where run, then every other dataset run (extra evidence)."""
+    run = proto.datasets()
+    named = [d for name in PAPER_SETS for d in run if PAPER.canonical(d) == name]
+    return named + [d for d in run if d not in named]
+
+
+def judgment_lines(judgments: list[algebra.Judgment] | tuple[algebra.Judgment, ...]) -> str:
+    """The evidence text of per-unit judgments, the extra (non-paper) units marked."""
+    return "; ".join(j.line() for j in judgments) or "no dataset run"
+
+
+def lean(comp: algebra.Compared, lower_is_better: bool = False, margin: float = 0.0) -> str | None:
+    """``comp``'s state, or for an undecided comparison the state its mean difference leans to
+    (better / worse beyond ``margin``, else tie): shown as the lean, never a verdict."""
+    if comp.state is not None:
+        return comp.state
+    if not comp.n or not np.isfinite(comp.mean):
+        return None
+    good = -comp.mean if lower_is_better else comp.mean
+    return algebra.BETTER if good > margin else algebra.WORSE if good < -margin else algebra.TIE

@@ -27,6 +27,7 @@ from ordauc.claims.auc_dcd_common import (
 from ordauc.claims.registry import (
     CONFIRMED,
     NOT_CONFIRMED,
+    NOTE,
     PARTIAL,
     Outcome,
     claim,
@@ -129,7 +130,7 @@ def dcd_p1(study: Study) -> Outcome:
     evidence = "; ".join(parts) + (f"; no class counts for {', '.join(unknown)}" if unknown
                                    else "")
     return Outcome(verdict, f"Table 1 ratio reproduced on {hits}/{decided} (of {N_DATASETS})",
-                   evidence, "strict")
+                   evidence, "strict", values={"reproduced": hits, "decided": decided})
 
 
 @claim("AUC-DCD", "DCD-P2", studies=STUDIES,
@@ -200,7 +201,17 @@ def dcd_p3(study: Study) -> Outcome:
                  f"folds differ on {len(folds_differ)} datasets")
     evidence = (f"resampling: {plan}; cells short of {want} ok runs: "
                 f"{', '.join(short[:8]) or 'none'}" + (" ..." if len(short) > 8 else ""))
-    return Outcome(verdict, statistic, evidence, "strict")
+    if verdict != CONFIRMED:
+        evidence += ". Why: " + (
+            "an offline twin (configs/offline/auc_dcd.yaml) runs fewer fold assignments by "
+            "design" if study.offline else
+            "the study's resampling plans another number of runs" if any(
+                p != want for p in plans) else
+            "the methods did not run on the same folds" if folds_differ else
+            "some runs failed (status other than ok)")
+    values = {"planned_min": min(plans), "planned_max": max(plans), "paper": want,
+              "folds_differ": len(folds_differ), "short_cells": len(short)}
+    return Outcome(verdict, statistic, evidence, "strict", values=values)
 
 
 def _grid(study: Study, labels: list[str]) -> list[float]:
@@ -250,7 +261,9 @@ def dcd_p4(study: Study) -> Outcome:
     statistic = (f"{variant.name} tuned '{variant.tuning}' by {'/'.join(sorted(metric))} over "
                  f"{len(grid)} lambdas ({shown}); {proto.how}")
     edge = f"on a grid edge: {', '.join(proto.edge[:6]) or 'none'}"
-    return Outcome(verdict, statistic, f"{len(proto.chosen)} (dataset, method) choices; {edge}")
+    return Outcome(verdict, statistic, f"{len(proto.chosen)} (dataset, method) choices; {edge}",
+                   values={"grid": grid, "exact_grid": bool(exact), "chosen": len(proto.chosen),
+                           "edge": len(proto.edge)})
 
 
 @claim("AUC-DCD", "DCD-P5", studies=STUDIES,
@@ -288,27 +301,27 @@ def dcd_p5(study: Study) -> Outcome:
     verdict = NOT_CONFIRMED if bad else CONFIRMED
     statistic = ", ".join(f"{SHORT[m]} {good[m]}/{int((rows['_name'] == m).sum())}"
                           for m in METHODS) + " runs as the paper"
-    return Outcome(verdict, statistic, "off: " + ("; ".join(bad[:6]) or "none"), "strict")
+    return Outcome(verdict, statistic, "off: " + ("; ".join(bad[:6]) or "none"), "strict",
+                   values={"as_paper": good, "off": len(bad)})
 
 
 @claim("AUC-DCD", "DCD-P6", studies=STUDIES,
        text="The methods are implemented in LIBLINEAR (C)",
-       rule="CONFIRMED if the runs' solvers are LIBLINEAR-based (a solver name naming "
-            "liblinear), otherwise NOT CONFIRMED: another implementation, whose absolute "
-            "times are not comparable with the paper's (only ratios are)")
+       rule="A fact about the paper, no run can reproduce it: NOTE recording our "
+            "implementation (ordauc's own, Python with numba-compiled loops; the authors' "
+            "LIBLINEAR code is not published), so only time ratios are comparable with the "
+            "paper, never absolute times")
 def dcd_p6(study: Study) -> Outcome:
     """Jiang et al. 2014, section 3.1: the algorithms are implemented in LIBLINEAR (C). The
     authors' code is not published; ordauc implements them itself (numba-compiled loops)."""
     rows = study.results
     names = registry_names(rows) if len(rows) else pd.Series(dtype=str)
-    mine = sorted(set(names[names.isin(METHODS) | names.str.contains("liblinear", case=False)]))
-    if not mine:
-        return undecidable(no_paper_runs(study) or "no runs of the paper's methods")
-    liblinear = [n for n in mine if "liblinear" in n.lower()]
-    first = rows.iloc[0]
-    stack = ", ".join(f"{c} {first[c]}" for c in ("ordauc_version", "python", "numpy")
-                      if c in rows.columns and pd.notna(first[c]))
-    verdict = CONFIRMED if liblinear and len(liblinear) == len(mine) else NOT_CONFIRMED
-    return Outcome(verdict, f"solvers: {', '.join(mine)}",
-                   f"implementation: {'LIBLINEAR' if liblinear else 'ordauc (Python, numba)'}"
-                   f"{'; ' + stack if stack else ''}; only time ratios are compared", "strict")
+    mine = sorted(set(names[names.isin(METHODS)]))
+    first = rows.iloc[0] if len(rows) else None
+    stack = "" if first is None else ", ".join(
+        f"{c} {first[c]}" for c in ("ordauc_version", "python", "numpy")
+        if c in rows.columns and pd.notna(first[c]))
+    return Outcome(NOTE, "the paper: LIBLINEAR (C); ours: ordauc (Python, numba)",
+                   f"methods run: {', '.join(SHORT[m] for m in mine) or 'none'}"
+                   f"{'; ' + stack if stack else ''}; only time ratios are compared",
+                   "strict", values={"methods": mine})

@@ -14,9 +14,15 @@ import pandas as pd
 from ordauc.claims import evidence as ev
 from ordauc.claims.npsvor_common import (
     BASELINES,
+    CHU_SETS,
+    CHU_SPLITS,
     METHODS,
+    PAPER,
     PAPER_DATASETS,
+    PAPER_SETS,
     PROPOSED,
+    SURVEY_SETS,
+    SURVEY_SPLITS,
     ranking,
     yes_no,
 )
@@ -24,16 +30,14 @@ from ordauc.claims.npsvor_tests import FEW
 from ordauc.claims.registry import (
     CONFIRMED,
     NOT_CONFIRMED,
+    NOTE,
     UNDECIDABLE,
     Outcome,
     claim,
-    undecidable,
 )
 from ordauc.claims.study import Study
 
 STUDY = ("npsvor",)
-SURVEY_SPLITS, CHU_SPLITS = 30, 5
-SURVEY_SETS, CHU_SETS = 17, 6
 GRID = {10.0 ** e for e in range(-3, 4)}
 
 
@@ -53,34 +57,52 @@ def splits(results: pd.DataFrame) -> pd.Series:
     return pd.Series({d: ev.planned(results, d) for d in pd.unique(results["dataset"])})
 
 
+def _why(study: Study) -> str:
+    return (" (an offline twin: reduced data by design)" if getattr(study, "offline", False)
+            else "")
+
+
 @claim("NPSVOR", "NP-P1", studies=STUDY,
        text="23 datasets: the 17 real datasets of the survey with their 30 published splits, "
             "plus 6 larger regression sets cut into 5 equal-frequency bins with 5 splits",
-       rule="CONFIRMED if the study has 23 datasets, 17 with 30 planned splits and 6 with 5; "
-            "otherwise NOT CONFIRMED. The binning (equal frequency, not the equal-width bins of "
-            "Chu's published files) is not in the results table and is not checked here.")
+       rule="FOLLOWED if the study runs the paper's 23 datasets by name (configs/npsvor.yaml: "
+            "the survey's 17 with 30 planned splits each, Chu's boston, abalone, bank, "
+            "computer, california and census with 5 each); DEVIATED otherwise, naming the "
+            "missing, extra and short datasets. The binning (equal frequency, not the "
+            "equal-width bins of Chu's published files) is not in the results table.")
 def np_p1(study: Study) -> Outcome:
     """Wang et al., IEEE T-Cyb 2017, Sec. V-C: "all the real datasets in [11]" (the survey of
     Gutiérrez et al.) plus six of Chu's benchmark sets in five equal-frequency bins, 23 in all
     (Table I, whose rows are not in the text we have)."""
     counts = splits(study.results)
-    n30, n5 = int((counts == SURVEY_SPLITS).sum()), int((counts == CHU_SPLITS).sum())
-    ok = len(counts) == PAPER_DATASETS and n30 == SURVEY_SETS and n5 == CHU_SETS
-    statistic = f"{len(counts)} datasets: {n30} with 30 splits, {n5} with 5"
-    other = counts[~counts.isin([SURVEY_SPLITS, CHU_SPLITS])]
-    evidence = ("paper: 23 (17 x 30 splits + 6 x 5); other split counts: "
-                + (", ".join(f"{d} {int(n)}" for d, n in other.items()) or "none")
+    names = {PAPER.canonical(str(d)): int(n) for d, n in counts.items()}
+    missing = [d for d in PAPER_SETS if d not in names]
+    extra = sorted(d for d in names if d not in PAPER_SETS)
+    wrong = [f"{d} {names[d]}/{PAPER.reps(d)}" for d in PAPER_SETS
+             if d in names and names[d] != PAPER.reps(d)]
+    ok = not missing and not extra and not wrong
+    n30 = sum(names.get(d) == SURVEY_SPLITS for d in SURVEY_SETS)
+    n5 = sum(names.get(d) == CHU_SPLITS for d in CHU_SETS)
+    statistic = (f"{PAPER_DATASETS - len(missing)} of the paper's {PAPER_DATASETS} datasets: "
+                 f"{n30} of 17 with 30 splits, {n5} of 6 with 5")
+    evidence = ("paper: 23 (17 x 30 splits + 6 x 5)" + _why(study)
+                + (f"; missing: {', '.join(missing)}" if missing else "")
+                + (f"; not the paper's: {', '.join(extra)}" if extra else "")
+                + (f"; other split counts: {', '.join(wrong)}" if wrong else "")
                 + "; equal-frequency binning not recorded in the table")
-    return Outcome(CONFIRMED if ok else NOT_CONFIRMED, statistic, evidence, "strict")
+    return Outcome(CONFIRMED if ok else NOT_CONFIRMED, statistic, evidence, "strict",
+                   values={"datasets": PAPER_DATASETS - len(missing), "survey_30": n30,
+                           "chu_5": n5, "missing": missing, "extra": extra})
 
 
 @claim("NPSVOR", "NP-P2", studies=STUDY,
        text="30 stratified 75/25 hold-outs for the real datasets, 5 random partitions for the "
             "larger ones, features standardised coordinate-wise",
-       rule="CONFIRMED if every dataset has 30 or 5 planned splits, every 30-split dataset "
+       rule="FOLLOWED if every dataset is the paper's and has its planned splits (30 for the "
+            "survey's 17, 5 for Chu's 6), every 30-split dataset "
             "trains on 75 % +- 2 points of its rows (n_labeled / (n_labeled + n_test)), and the "
-            "study standardises the features (its config's preprocess); NOT CONFIRMED if one "
-            "fails; UNDECIDABLE if the config copy (preprocessing) is absent.")
+            "study standardises the features (its config's preprocess); DEVIATED if one "
+            "fails; NOT RECORDED if the config copy (preprocessing) is absent.")
 def np_p2(study: Study) -> Outcome:
     """Wang et al., IEEE T-Cyb 2017, Sec. V-C: 30 stratified hold-outs (75 % train) for the
     survey's datasets, 5 random partitions into Table I's sizes for the six larger ones, "the
@@ -89,7 +111,8 @@ def np_p2(study: Study) -> Outcome:
     results = study.results
     counts = splits(results)
     items: dict[str, bool | None] = {
-        "30 or 5 splits each": bool(counts.isin([SURVEY_SPLITS, CHU_SPLITS]).all())}
+        "the paper's splits per dataset": bool(len(counts)) and all(
+            PAPER.named(str(d)) and PAPER.reps(str(d)) == int(n) for d, n in counts.items())}
     shares = []
     if "n_test" in results.columns:
         rows = results[results["dataset"].isin(counts[counts == SURVEY_SPLITS].index)]
@@ -106,7 +129,8 @@ def np_p2(study: Study) -> Outcome:
     evidence = ("split counts: " + ", ".join(f"{int(n)} datasets x {int(k)}" for k, n in
                                     counts.value_counts().sort_index().items())
                 + "; training share on 30-split sets: "
-                + (f"{min(shares):.3f}-{max(shares):.3f}" if len(shares) else "none"))
+                + (f"{min(shares):.3f}-{max(shares):.3f}" if len(shares) else "none")
+                + _why(study))
     if config is None:
         evidence += "; no config copy in the results folder: preprocessing unknown"
     return Outcome(_verdict(items), statistic, evidence, "strict")
@@ -177,44 +201,47 @@ IMPLEMENTATIONS = {  # the paper's (Sec. V) and this project's implementation of
 @claim("NPSVOR", "NP-P4", studies=STUDY,
        text="Experiments on a 3.80 GHz AMD FX-4300 with 4 GB under Linux, NPSVOR in MATLAB, "
             "libsvm for the SVM baselines and Chu's code for SVOREX and SVORIM",
-       rule="Not a property the runs can reproduce: UNDECIDABLE, recording this run's machine "
-            "(the platform column) and the implementation of each method, which the time "
-            "claims NP-10 and NP-13 depend on.")
+       rule="A fact about the paper that no run reproduces: a NOTE recording this run's "
+            "platform (the platform column) and the implementation of each method, which the "
+            "time claims NP-10 and NP-13 depend on (only ratios and orderings of times are "
+            "compared).")
 def np_p4(study: Study) -> Outcome:
     """Wang et al., IEEE T-Cyb 2017, Sec. V (the machine and MATLAB) and Sec. V-C (libsvm,
     Chu's code). Only ratios and orderings of times are compared with the paper."""
     results = study.results
     platforms = (sorted(set(results["platform"].dropna().astype(str)))
                  if "platform" in results.columns else [])
-    return undecidable("the paper's machine (3.80 GHz AMD FX-4300, 4 GB) and MATLAB code are "
-                       "not these runs: this run's platform "
-                       + (", ".join(platforms) or "not recorded") + "; "
-                       + "; ".join(IMPLEMENTATIONS.values()),
-                       "hardware and languages differ")
+    return Outcome(NOTE, "the paper: 3.80 GHz AMD FX-4300, 4 GB, MATLAB and C; this run: "
+                   + (", ".join(platforms) or "platform not recorded"),
+                   "; ".join(IMPLEMENTATIONS.values()), "strict",
+                   values={"platforms": platforms})
 
 
 @claim("NPSVOR", "NP-P5", studies=STUDY,
        text="Per-dataset Wilcoxon tests at p = 0.05 and the Friedman test with a critical "
             "difference at alpha = 0.05 over 23 datasets and 10 methods",
-       rule="CONFIRMED if the runs give what these tests need: all 10 methods ranked on all 23 "
-            "datasets for MZE and for MAE (>= 80 % of each dataset's splits ok), hence the 207 "
-            "paired comparisons per metric; otherwise NOT CONFIRMED. The number of datasets "
-            "whose <= 5 splits keep the exact signed-rank test from reaching p < 0.05 is "
-            "reported.")
+       rule="FOLLOWED if the runs give what these tests need: all 10 methods ranked on the "
+            "paper's 23 datasets by name for MZE and for MAE (>= 80 % of the paper's splits "
+            "planned and ok), hence the 207 paired comparisons per metric; DEVIATED otherwise. "
+            "The number of datasets whose <= 5 splits keep the exact signed-rank test from "
+            "reaching p < 0.05 (undecided comparisons, not draws) is reported.")
 def np_p5(study: Study) -> Outcome:
     """Wang et al., IEEE T-Cyb 2017, Sec. V-C: "Wilcoxon signed sum test" per dataset at
     p = 0.05 (Table IV) and the Friedman test with a CD diagram at alpha = 0.05 (Fig. 5). Read
     as the signed-rank test, it cannot give p < 0.05 with 5 splits."""
     results = study.results
     ranked = {m: ranking(results, m) for m in ("mze", "mae")}
-    complete = all(r.n == PAPER_DATASETS and r.total == PAPER_DATASETS for r in ranked.values())
+    complete = all(r.n == PAPER_DATASETS for r in ranked.values())
     absent = [m for m in METHODS if m not in set(results["solver"])]
     counts = splits(results)
     few = int((counts <= FEW).sum())
     statistic = (f"ranked datasets: MZE {ranked['mze'].n}, MAE {ranked['mae'].n} of "
                  f"{PAPER_DATASETS}; {len(METHODS) - len(absent)} of 10 methods")
-    evidence = (f"{few} datasets with <= 5 splits (signed-rank draws by construction)"
+    evidence = (f"{few} datasets with <= 5 splits (the exact two-sided signed-rank test cannot "
+                f"reach p < 0.05 there: those comparisons are undecided)" + _why(study)
                 + (f"; no runs of {', '.join(absent)}" if absent else "")
+                + (f"; {ranked['mae'].lacking()}" if not complete else "")
                 + f"; baselines: {', '.join(BASELINES)}")
     return Outcome(CONFIRMED if complete else NOT_CONFIRMED, statistic, evidence,
-                   "interpretation")
+                   "interpretation", values={"ranked_mze": ranked["mze"].n,
+                                             "ranked_mae": ranked["mae"].n, "few_splits": few})

@@ -17,6 +17,7 @@ is read from its ``p_step``, ``p_theta`` and ``p_lam`` columns (:mod:`ordauc.sol
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -191,7 +192,8 @@ def convergence(study: Study, solver: str, band: tuple[float, float],
     slope = float(np.median(slopes))
     return Outcome(rate_verdict(slope),
                    f"slope of log gap on log t {slope:.2f} (median of {len(slopes)} cells)",
-                   f"{_cells_text(notes)}; {source}; {schedules}", "interpretation")
+                   f"{_cells_text(notes)}; {source}; {schedules}", "interpretation",
+                   values={"slope": slope, "cells": len(slopes)})
 
 
 _RATE_RULE = ("per cell, the OLS slope of log10(mean over runs of the objective gap) on "
@@ -285,4 +287,7 @@ def qs3_11(study: Study) -> Outcome:
     re-evaluates the t earlier random-feature blocks. Read from the curves' cumulative fit time
     (the curve's own time excluded) against the iteration."""
     verdict, statistic, evidence = time_growth(study, "qs3orao")
-    return Outcome(verdict, statistic, evidence, "strict")
+    slope = re.search(r"slope of cumulative time on t (-?[\d.]+)", statistic)
+    return Outcome(verdict, statistic, evidence, "strict",
+                   values={"slope": float(slope.group(1)) if slope else None,
+                           "applicable": not statistic.startswith(NOT_APPLICABLE)})

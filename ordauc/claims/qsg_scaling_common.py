@@ -1,33 +1,98 @@
 """What the time, memory and scaling claims of the two QSG papers share: a dataset's cells, their
-median training times, failures, and the settling of a verdict over missing datasets.
+median training times and paired time comparisons, memory failures, and the settling of a
+verdict over the datasets a study lacks.
 
 A *cell* is (dataset, solver, n_unlabeled) at the dataset's n_labeled (the papers fix 500 and
 200 labeled rows); its time is the median ``fit_time_s`` over its ok runs (C6), kept where at
 least 80 % of the planned repetitions are ok (C2). Rows are those a table of AUC reads where a
-study tunes by several metrics. A rule over the papers' 8 datasets is decided only when the
-datasets missing from the study could not change it (:func:`settled`).
+study tunes by several metrics.
+
+The verdict algebra (:mod:`ordauc.claims.algebra`) applies as to every claim: both papers plot
+their 8 datasets (Table 2) and average 10 trials, so a dataset is judged only on the paper's
+datasets (others are extra evidence, never deciding) and on at least 8 of 10 repetitions; a
+rule over datasets is decided only when the datasets still undecided could not change it
+(:func:`settle_kinds`, :func:`median_bounds`); a cell the memory guard skipped below the papers'
+80 GB machine is *not observed* (:func:`failure_kind`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
+from ordauc.claims import algebra
 from ordauc.claims import evidence as ev
+from ordauc.claims.algebra import Judgment, PaperData, Settled
 from ordauc.claims.registry import CONFIRMED, NOT_CONFIRMED, PARTIAL, UNDECIDABLE
 
-K = TypeVar("K")
 TOTAL = 8  # both papers report 8 datasets
+PAPER_REPETITIONS = 10  # "All the results are the average of 10 trials" (both papers)
 QS3, QS3_BASES = "qs3orao", ("m_samult", "m_pnu_auc")
 QSG, QSG_BASES = "qsg_s2auc", ("samult", "pnu_auc")
 QS3_STUDIES = ("qs3orao_time", "qs3orao")
 QSG_STUDIES = ("qsg_s2auc_time", "qsg_s2auc")
+QS3_DATA = PaperData(("road3d", "sgemm", "year", "yolanda", "baby", "beauty", "clothes", "pet"),
+                     PAPER_REPETITIONS)
+QSG_DATA = PaperData(("codrna", "ijcnn1", "susy", "covtype", "higgs", "skin", "dota2",
+                      "unclonable"), PAPER_REPETITIONS)
 TIME = "fit_time_s"
 RANK = {NOT_CONFIRMED: 0, PARTIAL: 1, CONFIRMED: 2}
+PAPER_GB = 80.0  # both papers' machine: 80 GB of memory
+_NEEDS = re.compile(r"needs ([\d.]+) GB")
+# C7 failure kinds: a memory failure the papers' machine would have had too, a memory-guard
+# skip below that machine (not observed), a timeout, anything else
+MEMORY, SMALL_LIMIT, TIMEOUT, OTHER = "memory", "memory<80GB", "timeout", "other"
+FASTER, NOT_FASTER = "faster", "not faster"  # a cell's paired time comparison
+
+
+def paper_of(ours: str) -> PaperData:
+    """The datasets and repetitions of the paper that proposes ``ours``."""
+    return QS3_DATA if ours == QS3 else QSG_DATA
+
+
+def config_of(ours: str) -> str:
+    """The time study whose runs decide the paper's time and memory claims."""
+    return f"configs/{QS3_STUDIES[0] if ours == QS3 else QSG_STUDIES[0]}.yaml"
+
+
+def failure_kind(status: str, message: str) -> str:
+    """C7 with the papers' machine: ``memory`` (observed, or predicted by the memory guard with
+    a stated need above 80 GB), ``memory<80GB`` (a guard skip with a need of at most 80 GB, or
+    none stated: the papers' machine would have run it, so not observed), ``timeout`` or
+    ``other``."""
+    kind = ev.memory_failure(status, message)
+    if kind == "predicted":
+        need = _NEEDS.search(message or "")
+        return MEMORY if need is not None and float(need.group(1)) > PAPER_GB else SMALL_LIMIT
+    if kind == "observed":
+        return MEMORY
+    return TIMEOUT if status == "timeout" else OTHER
+
+
+def not_observed(rows: pd.DataFrame, solvers: Iterable[str], above: int = -1) -> list[int]:
+    """The sizes above ``above`` where one of ``solvers`` was skipped by the memory guard below
+    the papers' machine (:func:`failure_kind` ``memory<80GB``)."""
+    wanted = rows[rows["solver"].isin(list(solvers)) & (rows["n_unlabeled"] > above)
+                  & (rows["status"] != ev.OK)]
+    kinds = [failure_kind(s, m) for s, m in zip(wanted["status"],
+                                                wanted["message"].fillna("").astype(str),
+                                                strict=True)]
+    return sorted({int(s) for s, k in zip(wanted["n_unlabeled"], kinds, strict=True)
+                   if k == SMALL_LIMIT})
+
+
+def repetition_guard(rows: pd.DataFrame, data: PaperData, dataset: str) -> str:
+    """``repetitions`` where the study planned fewer than 80 % of the paper's repetitions on
+    ``dataset`` (rule 2 of the algebra), else empty."""
+    paper = data.reps(dataset) or PAPER_REPETITIONS
+    planned = rows[ev.repetition_column(rows)].nunique() if len(rows) else 0
+    return algebra.REPETITIONS if planned < algebra.needed(paper) else ""
 
 
 def datasets(results: pd.DataFrame) -> list[str]:
@@ -85,16 +150,6 @@ def pending(rows: pd.DataFrame, solver: str) -> list[int]:
     return [s for s in sizes(rows) if s not in done and s not in failing]
 
 
-def settled(verdict_of: Callable[[list[K]], str], known: Sequence[K], missing: int,
-            kinds: Sequence[K]) -> str:
-    """The verdict of ``verdict_of`` over the per-dataset findings ``known``, if every finding
-    the ``missing`` datasets could add (any mix of ``kinds``) leaves it unchanged; else
-    UNDECIDABLE."""
-    found = {verdict_of([*known, *extra])
-             for extra in itertools.combinations_with_replacement(kinds, max(missing, 0))}
-    return found.pop() if len(found) == 1 else UNDECIDABLE
-
-
 def settle(rule: Callable[[tuple[str, ...]], str], verdicts: Sequence[str]) -> str:
     """``rule`` over parts' verdicts, each UNDECIDABLE part tried as every decided verdict:
     the common result where they agree, else UNDECIDABLE."""
@@ -138,3 +193,99 @@ def crossover(ratios: dict[int, float]) -> int | None:
             break
         found = size
     return found
+
+
+# --- paired time comparisons (C6 with the algebra's practical margin) -----------------------
+
+def time_cell(rows: pd.DataFrame, ours: str, base: str, size: int, data: PaperData,
+              dataset: str) -> tuple[str | None, str, float, str]:
+    """(state, guard, ratio, text) of ``ours`` against ``base`` at one size: the ratio of
+    their median fit times, and the per-repetition paired comparison of ``fit_time_s``
+    (one-sided, :meth:`ordauc.claims.evidence.Paired.compare`) on the paper's repetitions.
+
+    ``faster`` needs both: the ratio below 1 beyond :data:`algebra.TIME_MARGIN` (5 %) and the
+    paired test better; a ratio within the margin is a tie (``not faster``). State None with the
+    guard that keeps the cell undecided (too few repetitions, too few pairs); the ratio is the
+    lean.
+    """
+    at = ev.ok(rows[rows["n_unlabeled"] == size])
+    rep = ev.repetition_column(at)
+    times = {s: pd.to_numeric(at.loc[at["solver"] == s, TIME], errors="coerce")
+             .groupby(at.loc[at["solver"] == s, rep]).mean().dropna() for s in (ours, base)}
+    both = times[ours].index.intersection(times[base].index)
+    planned = int(rows.loc[rows["n_unlabeled"] == size, rep].nunique())
+    pair = ev.Paired(times[ours].loc[both].to_numpy(np.float64),
+                     times[base].loc[both].to_numpy(np.float64), planned, TIME)
+    mine, theirs = times[ours].median(), times[base].median()
+    ratio = float(mine / theirs) if theirs and theirs > 0 else math.nan
+    compared = pair.compare(paper_repetitions=data.reps(dataset) or PAPER_REPETITIONS)
+    text = f"r {ev.fmt(ratio, 3)} @{size} ({compared.text()})"
+    if not compared.decided:
+        return None, compared.guard, ratio, text
+    if abs(ratio - 1.0) <= algebra.TIME_MARGIN:
+        return NOT_FASTER, "", ratio, text + " tie within 5 %"
+    good = compared.state == algebra.BETTER and ratio < 1.0
+    return (FASTER if good else NOT_FASTER), "", ratio, text
+
+
+def lean_of(ratio: float) -> str:
+    """A cell's lean from its ratio alone: faster below 1 beyond the 5 % margin."""
+    return FASTER if np.isfinite(ratio) and ratio < 1.0 - algebra.TIME_MARGIN else NOT_FASTER
+
+
+# --- settling rules over the paper's datasets ----------------------------------------------
+
+def settle_kinds(rule: Callable[[Counter[str]], str], judgments: Iterable[Judgment],
+                 total: int, kinds: Sequence[str]) -> Settled:
+    """:func:`ordauc.claims.algebra.settle` for a rule that is not monotone in one order of
+    the states (e.g. a line complete, stopped for memory, stopped otherwise): the verdict holds
+    only if every mix of ``kinds`` the undecided or missing paper datasets could take leaves it
+    unchanged; the provisional verdict is the rule over every unit's lean."""
+    judgments = list(judgments)
+    named = [j for j in judgments if j.named]
+    known = Counter(j.state for j in named if j.state is not None)
+    decided = sum(known.values())
+    missing = max(total - decided, 0)
+    found = {rule(known + Counter(extra))
+             for extra in itertools.combinations_with_replacement(kinds, missing)}
+    verdict = found.pop() if len(found) == 1 else UNDECIDABLE
+    leans = [j.lean for j in judgments if j.lean is not None]
+    provisional = rule(Counter(leans)) if leans else None
+    if verdict != UNDECIDABLE or provisional == UNDECIDABLE:
+        provisional = None
+    return Settled(verdict, provisional, decided, total, known)
+
+
+def median_bounds(known: Sequence[float], unknown: int) -> tuple[float, float]:
+    """The lowest and highest median of the known values plus ``unknown`` values anywhere (or
+    absent): the median with every unknown at -inf and at +inf (NaN without any value)."""
+    if not known:
+        return (math.nan, math.nan)
+    if not unknown:
+        value = float(np.median(known))
+        return value, value
+    low = float(np.median([*known, *([-np.inf] * unknown)]))
+    high = float(np.median([*known, *([np.inf] * unknown)]))
+    return low, high
+
+
+def lines(judgments: Iterable[Judgment]) -> str:
+    """Each judgment's line (extra datasets marked), ``; `` separated."""
+    return "; ".join(j.line() for j in judgments)
+
+
+def still_needed(settled: Settled, ours: str) -> str:
+    """Why a settled rule is UNDECIDABLE, and the config that would decide it."""
+    return (f"{settled.still_needed()}: run {config_of(ours)} (10 repetitions, the paper's 8 "
+            "datasets, under a memory limit of 80 GB)")
+
+
+def lean_of_parts(rule: Callable[[tuple[str, ...]], str],
+                  parts: Sequence[tuple[str, str | None]]) -> str | None:
+    """What a rule over parts leans to: each part's verdict, or its own lean where it is
+    UNDECIDABLE (None if a part has neither, or the rule cannot say)."""
+    leans = [verdict if verdict != UNDECIDABLE else lean for verdict, lean in parts]
+    if any(lean is None for lean in leans):
+        return None
+    found = rule(tuple(leans))  # type: ignore[arg-type]
+    return None if found == UNDECIDABLE else found

@@ -11,12 +11,25 @@ claim takes the outcome of the first of its studies present.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
-from ordauc.claims.registry import CLAIMS, UNDECIDABLE, Claim, Outcome, undecidable
+from ordauc.claims.algebra import lean_text
+from ordauc.claims.registry import (
+    CLAIMS,
+    CONFIRMED,
+    DEVIATED,
+    FOLLOWED,
+    NOT_CONFIRMED,
+    NOT_RECORDED,
+    PARTIAL,
+    UNDECIDABLE,
+    Claim,
+    Outcome,
+    undecidable,
+)
 
 
 @dataclass
@@ -90,11 +103,35 @@ def _needs(claim: Claim) -> str:
     return f"decided by the runs of {configs}, which are not in this folder"
 
 
+_PROTOCOL = {CONFIRMED: FOLLOWED, PARTIAL: DEVIATED, NOT_CONFIRMED: DEVIATED,
+             UNDECIDABLE: NOT_RECORDED}
+
+
+def _why_deviated(study: Study) -> str:
+    """Why a study deviates from a paper's protocol, where the study itself says so."""
+    reasons = []
+    if study.offline:
+        reasons.append("an offline twin, reduced on purpose to run on a laptop")
+    profiles = (set(study.results["profile"].dropna().astype(str))
+                if "profile" in study.results.columns else set())
+    if "quick" in profiles:
+        reasons.append("the quick profile (successive halving, 3 repetitions)")
+    return "; ".join(reasons)
+
+
 def _run(claim: Claim, study: Study) -> Outcome:
     outcome = claim.check(study)
+    if claim.protocol:  # conformance of our runs, never a verdict on the paper
+        state = _PROTOCOL.get(outcome.verdict, outcome.verdict)
+        evidence = outcome.evidence
+        if state == DEVIATED and (why := _why_deviated(study)):
+            evidence = f"{evidence} (why: {why})"
+        return replace(outcome, verdict=state, evidence=evidence)
+    if outcome.provisional and outcome.verdict == UNDECIDABLE:
+        outcome = replace(outcome, statistic=f"{outcome.statistic}{lean_text(outcome.provisional)}"
+                          if "leans" not in outcome.statistic else outcome.statistic)
     if study.offline and outcome.verdict != UNDECIDABLE:
-        outcome = Outcome(outcome.verdict, outcome.statistic,
-                          f"{outcome.evidence} (offline twin: reduced data)", outcome.reading)
+        outcome = replace(outcome, evidence=f"{outcome.evidence} (offline twin: reduced data)")
     return outcome
 
 
@@ -113,7 +150,10 @@ def check_claims(studies: Iterable[Study], papers: Iterable[str] | None = None) 
             continue
         present = [by_name[s] for s in claim.studies if s in by_name]
         if not present:
-            found[claim.id] = Finding(claim, undecidable(_needs(claim)))
+            missing = undecidable(_needs(claim))
+            if claim.protocol:
+                missing = replace(missing, verdict=NOT_RECORDED)
+            found[claim.id] = Finding(claim, missing)
             continue
         found[claim.id] = Finding(claim, _run(claim, present[0]), present[0].name)
     outcomes = {key: f.outcome for key, f in found.items()}
@@ -137,12 +177,15 @@ def order_key(claim: Claim) -> tuple[int, int, int, str]:
 
 def findings_table(findings: list[Finding]) -> pd.DataFrame:
     """The claims table: ``paper, claim, verdict, statistic, evidence, rule``, plus the
-    ``study`` that decided each and the ``reading`` of its rule."""
+    ``study`` that decided each, the ``reading`` of its rule, and its ``kind``: ``claim`` (a
+    result of the paper) or ``protocol`` (a statement of its protocol, whose verdict says
+    whether our runs FOLLOWED it)."""
     from ordauc.claims.registry import PAPERS
 
     return pd.DataFrame([{
         "paper": PAPERS[f.claim.paper], "claim": f.claim.label, "verdict": f.outcome.verdict,
         "statistic": f.outcome.statistic, "evidence": f.outcome.evidence,
         "rule": f.claim.rule, "reading": f.outcome.reading, "study": f.study,
+        "kind": "protocol" if f.claim.protocol else "claim",
     } for f in findings], columns=["paper", "claim", "verdict", "statistic", "evidence", "rule",
-                                   "reading", "study"])
+                                   "reading", "study", "kind"])

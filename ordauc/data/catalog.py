@@ -1,4 +1,5 @@
-"""The download catalogue: every dataset of the four papers, name -> :class:`Entry`.
+"""The download catalogue: every dataset of the four papers (and a few real sets of ordauc's own
+studies), name -> :class:`Entry`.
 
 Sources and formats are those the hosts publish; sizes and classes come from the papers' tables
 (QSG-S2AUC Table 2, QS3ORAO Table 2, AUC-DCD Table 1, NPSVOR Table I). The built-in sets are
@@ -12,7 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from ordauc.data.catalog_ordinal import NPSVOR, QS3ORAO
-from ordauc.data.spec import CC_BY, LIBSVM_CITE, LIBSVM_LICENCE, UCI, Entry, Source, libsvm
+from ordauc.data.spec import (
+    CC_BY,
+    LIBSVM_CITE,
+    LIBSVM_LICENCE,
+    LS,
+    UCI,
+    Entry,
+    Source,
+    libsvm,
+)
 
 QSG = "QSG-S2AUC (Shi et al., IJCAI 2019)"
 DCD = "AUC-DCD (Jiang et al., J. Software 2014)"
@@ -138,6 +148,23 @@ def _dcd(name: str, files: tuple[str, str | None], n: int, n_test: int | None, d
                        f"whose n-/n+ is the paper's {ratio:g}; no preprocessing")
 
 
+# Real binary sets beyond the four papers' tables, for ordauc's own studies (the unlabeled-rows
+# check of configs/unlabeled_binary.yaml reads heart_scale).
+UNLABELED = "ordauc's unlabeled-rows study, configs/unlabeled_binary.yaml"
+EXTRA_BINARY = [
+    Entry(name="heart_scale", task="binary", paper=UNLABELED, recipe="svmlight",
+          sources={"train": Source(
+              "heart_scale", (f"{LS}/binary/heart_scale",),
+              sha256="5defa0a4c4c5bdaf3f55ae3828310252e8565c13ee37ce279e0b86d82e7f4ce9",
+              pin_by="LIBSVM (the copy in its source tree, cjlin1/libsvm)")},
+          n=270, d=13, n_classes=2, origin="LIBSVM", licence=LIBSVM_LICENCE,
+          citation="Statlog (Heart), UCI Machine Learning Repository; " + LIBSVM_CITE,
+          options={"positive": 1}, params=dict(BINARY_PARAMS),
+          notes="label +1 (presence of heart disease, 120 rows) is the positive class, -1 "
+                "(absence, 150 rows) the negative; features scaled to [-1, 1] by LIBSVM"),
+]
+
+
 CATALOG: dict[str, Entry] = {e.name: e for e in
-                             [*QSG_ENTRIES, *(_dcd(*row) for row in _DCD_SETS), *QS3ORAO,
-                              *NPSVOR]}
+                             [*QSG_ENTRIES, *(_dcd(*row) for row in _DCD_SETS), *EXTRA_BINARY,
+                              *QS3ORAO, *NPSVOR]}

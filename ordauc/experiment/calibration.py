@@ -99,12 +99,17 @@ class Sampler:
         Returns the :class:`~ordauc.data.Dataset` (called once, timed: :attr:`load_seconds`).
     standardize : bool
         Whether the study z-scores its features (``preprocess: standardize``).
+    minmax : bool
+        Whether the study scales its features to [0, 1] by the dataset's ranges
+        (``preprocess: minmax``).
     """
 
-    def __init__(self, load: Callable[[], Any], standardize: bool = False) -> None:
+    def __init__(self, load: Callable[[], Any], standardize: bool = False,
+                 minmax: bool = False) -> None:
         self._load = load
         self._dataset: Any = None
         self.standardize = standardize
+        self.minmax = minmax
         self.load_seconds = 0.0
 
     @property
@@ -128,6 +133,10 @@ class Sampler:
             from sklearn.preprocessing import StandardScaler
 
             X = StandardScaler(with_mean=not hasattr(X, "toarray")).fit_transform(X)
+        elif self.minmax:
+            from ordauc.experiment.cell import minmax_scaler
+
+            X = minmax_scaler(data.X)(X)
         return X, y
 
 
@@ -188,9 +197,11 @@ def _calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: boo
         seconds.append(first)
         d = int(X.shape[1])
         units.append(fit_units(estimator, n, d))
+        # a small draw of an ordinal set may miss a rare top class: score with the model's own
+        k = int(getattr(model, "n_classes_", 0) or n_classes) if task != "binary" else 2
         y_eval = np.ones(X.shape[0], dtype=int) if task == "binary" else np.full(X.shape[0], 1)
-        y_eval[: X.shape[0] // 2] = 0 if task == "binary" else n_classes
-        took = evaluate(model, X, y_eval, task, n_classes)["predict_time_s"]
+        y_eval[: X.shape[0] // 2] = 0 if task == "binary" else k
+        took = evaluate(model, X, y_eval, task, k)["predict_time_s"]
         scored.append(took / max(score_units(estimator, n, X.shape[0], d), 1.0))
         if first > FIT_BUDGET:
             break

@@ -231,6 +231,9 @@ def measure(task: CellTask) -> list[dict[str, Any]]:
     targets = [eval_arrays(dataset, split) for split in splits]
     if config.preprocess == "standardize":
         X, targets = standardized(X, targets)
+    elif config.preprocess == "minmax":
+        scale = minmax_scaler(dataset.X)
+        X, targets = scale(X), [(scale(Xe), ye) for Xe, ye in targets]
     estimator = clone(task.estimator)
     if "random_state" in estimator.get_params(deep=False):
         estimator.set_params(random_state=cell.solver_seed)
@@ -278,6 +281,7 @@ def measure(task: CellTask) -> list[dict[str, Any]]:
                     "cv_score": choice.score, "cv_failed": choice.failed,
                     "cv_message": one_line(choice.first_failure),
                     "n_iter": _n_iter(fit.model), "warnings": _warnings(caught),
+                    "thresholds": _thresholds(fit.model),
                     **{f"p_{k}": v for k, v in effective_params(fit.model).items()}})
     return out
 
@@ -338,6 +342,15 @@ def _n_iter(model: Any) -> Any:
     return None if n is None else int(np.max(n))
 
 
+def _thresholds(model: Any) -> str:
+    """A fitted model's thresholds b_1;...;b_(k-1) (``thresholds_``), '' where it has none: the
+    evidence for the QS3ORAO paper's Lemma 1 (they are unique and increasing)."""
+    b = getattr(model, "thresholds_", None)
+    if b is None:
+        return ""
+    return ";".join(f"{float(v):.6g}" for v in np.ravel(b))
+
+
 def _warnings(caught: list[warnings.WarningMessage]) -> str:
     seen: list[str] = []
     for w in caught:
@@ -357,6 +370,31 @@ def standardized(X: Any, targets: list[tuple[Any, np.ndarray]]
     sparse = hasattr(X, "toarray")
     scaler = StandardScaler(with_mean=not sparse).fit(X)
     return scaler.transform(X), [(scaler.transform(Xe), ye) for Xe, ye in targets]
+
+
+def minmax_scaler(reference: Any, block: int = 1_000_000) -> Any:
+    """The map of ``preprocess: minmax``: every feature to [0, 1] by its minimum and maximum
+    over ``reference``, the dataset's training rows before any split (labels unread), so that
+    every solver, repetition and budget sees the same features, as the catalogue scales the QSG
+    papers' sets; a constant feature becomes 0. Sparse data is divided by each column's largest
+    absolute value instead (it stays sparse; [0, 1] for non-negative data). Read in blocks of
+    rows (a memory-mapped set is never copied whole)."""
+    if hasattr(reference, "toarray"):
+        from sklearn.preprocessing import MaxAbsScaler
+
+        return MaxAbsScaler().fit(reference).transform
+    n = reference.shape[0]
+    parts = [np.asarray(reference[i:i + block]) for i in range(0, n, block)]
+    lo = np.min([p.min(axis=0) for p in parts], axis=0).astype(np.float64)
+    hi = np.max([p.max(axis=0) for p in parts], axis=0).astype(np.float64)
+    span = np.where(hi > lo, hi - lo, 1.0)
+
+    def scale(X: Any) -> np.ndarray:
+        X = np.asarray(X)
+        dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.float64
+        return ((X - lo) / span).astype(dtype, copy=False)
+
+    return scale
 
 
 def describe(exc: BaseException) -> str:

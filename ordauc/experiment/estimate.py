@@ -192,8 +192,8 @@ def _sizes(cell: Any, sizes: dict) -> tuple[int, int, int, int, int]:
     return n_l, n_u, n_eval, int(getattr(entry, "d", 0) or 10), k
 
 
-def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool
-                 ) -> dict[str, Sampler]:
+def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool,
+                 minmax: bool = False) -> dict[str, Sampler]:
     """A :class:`Sampler` per dataset label of ``cells`` that is fetched (loaded lazily, only
     when a calibration needs its rows)."""
     from ordauc import data
@@ -205,7 +205,8 @@ def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool
             continue
         extra = {"partition": 0} if cell.resampling.kind == "partitions" else {}
         out[spec.label] = Sampler(
-            lambda s=spec, e=extra: data.load(s.name, data_dir, **s.params, **e), standardize)
+            lambda s=spec, e=extra: data.load(s.name, data_dir, **s.params, **e), standardize,
+            minmax)
     return out
 
 
@@ -309,7 +310,8 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
         spec = cell.dataset
         top = min(top, sampler.n_rows)
         rows: Any = sampler.rows
-        where = f"{spec.name}|{sorted(spec.params.items())!r}|{sampler.standardize}|{top}"
+        scaling = "minmax" if sampler.minmax else sampler.standardize
+        where = f"{spec.name}|{sorted(spec.params.items())!r}|{scaling}|{top}"
     else:
         top = calibration_sizes(10 ** 9)[-1]
         rows = partial(synthetic, cell.task, k, d=d_cal)
@@ -363,7 +365,8 @@ def dry_run_costs(report: Any, config: Any, data_dir: str | None,
 
     todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
     done = [s.cell for s in report.states if s.state in KEPT_STATES]
-    samplers = samplers_for(todo + done, data_dir, config.preprocess == "standardize")
+    samplers = samplers_for(todo + done, data_dir, config.preprocess == "standardize",
+                            config.preprocess == "minmax")
     fixed = fork_seconds()
     empty: dict[str, float] = {}
     for cell in todo + done:  # one empty cell per fetched dataset

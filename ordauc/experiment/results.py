@@ -46,13 +46,14 @@ IDENTITY = ["key", "dataset", "solver", "solver_name", "task", "resampling", "re
 TIMES = ["fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb"]
 FIT = ["fit_key", "shared_fit"]  # cells with one fit_key share one fit (a supervised solver)
 TUNING = ["tuning", "cv_metric", "cv_score", "cv_failed", "cv_message", "n_iter", "warnings",
-          "profile"]
+          "profile", "thresholds"]
 TRAILER = ["split_seed", "solver_seed", "config_hash", "ordauc_version", "git_sha", "python",
-           "numpy", "platform", "started_at"]
+           "numpy", "platform", "machine_memory_gb", "started_at"]
 TEXT_COLUMNS = ["key", "fit_key", "dataset", "solver", "solver_name", "task", "resampling",
                 "eval_set",
                 "status", "message", "tuning", "cv_metric", "cv_message", "warnings", "profile",
-                "config_hash", "ordauc_version", "git_sha", "python", "numpy", "platform",
+                "thresholds", "config_hash", "ordauc_version", "git_sha", "python", "numpy",
+                "platform",
                 "started_at"]
 CURVE_COLUMNS = ["key", "dataset", "solver", "repetition", "n_labeled", "n_unlabeled",
                  "iteration", "time_s", "metric", "value"]
@@ -81,12 +82,17 @@ def columns(param_names: Iterable[str]) -> list[str]:
 
 
 def provenance() -> dict[str, str]:
-    """The provenance columns shared by every row of a run (``started_at`` is per cell)."""
+    """The provenance columns shared by every row of a run (``started_at`` is per cell);
+    ``machine_memory_gb`` is the machine's physical memory, the fact the papers' memory
+    claims are about (a config's ``memory_limit`` is only what the run allowed itself)."""
     import ordauc
+    from ordauc.experiment.preflight import physical_memory
 
+    memory = physical_memory()
     return {"ordauc_version": ordauc.__version__, "git_sha": git_sha(),
             "python": platform.python_version(), "numpy": np.__version__,
-            "platform": platform.platform()}
+            "platform": platform.platform(),
+            "machine_memory_gb": f"{memory / 1e9:.1f}" if memory else ""}
 
 
 def git_sha(where: Path | None = None, length: int = 12) -> str:

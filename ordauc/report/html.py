@@ -27,6 +27,8 @@ th.sorted-asc::after { content: " \\25B2"; } th.sorted-desc::after { content: " 
 .verdict { font-weight: 600; white-space: nowrap; padding: 1px 6px; border-radius: 3px; }
 .v-CONFIRMED { background: #d8f0d8; } .v-PARTIAL { background: #fdf0c8; }
 .v-NOT-CONFIRMED { background: #f8d4d4; } .v-UNDECIDABLE { background: #e6e6e6; }
+.v-FOLLOWED { background: #d8f0d8; } .v-DEVIATED { background: #fdf0c8; }
+.v-NOT-RECORDED { background: #e6e6e6; } .v-NOTE { background: #e4ecf8; }
 figure { display: inline-block; margin: .5em 1em 1em 0; vertical-align: top; }
 figure img { max-width: 560px; border: 1px solid #e2e2e2; }
 figcaption { font-size: 12px; color: #555; } details { margin: .2em 0; }

@@ -21,8 +21,12 @@ PAGE = "index.html"
 TABLE_ORDER = ("table_", "published_", "wdl_", "friedman_")  # the paper's order of tables
 
 
-def claims_html(claims: pd.DataFrame) -> str:
-    """One table per paper: claim, verdict, statistic, evidence, and the rule folded below."""
+def claims_html(findings: pd.DataFrame) -> str:
+    """One table per paper: claim, verdict, statistic, evidence, and the rule folded below
+    (the papers' claims only: protocol statements are :func:`protocol_html`'s)."""
+    from ordauc.report.publish import split_kinds
+
+    claims = split_kinds(findings)[0] if len(findings) else findings
     if claims.empty:
         return "<p>No claim of the four papers is about this study.</p>"
     parts = []
@@ -37,6 +41,29 @@ def claims_html(claims: pd.DataFrame) -> str:
         parts.append(f"<h3>{html.esc(paper)}</h3><p class=\"counts\">{tally}</p>"
                      "<table><thead><tr><th>Claim</th><th>Verdict</th><th>Statistic</th>"
                      f"<th>Evidence</th></tr></thead><tbody>{body}</tbody></table>")
+    return "\n".join(parts)
+
+
+def protocol_html(findings: pd.DataFrame) -> str:
+    """One table per paper: each statement of its protocol and whether our runs FOLLOWED it,
+    DEVIATED from it (how, and why), did NOT RECORD what would tell, or a NOTE (a fact about
+    the paper no run reproduces). Empty when there is none."""
+    from ordauc.report.publish import split_kinds
+
+    steps = split_kinds(findings)[1] if len(findings) else findings
+    if steps.empty:
+        return ""
+    parts = ["<p>These are statements of how the papers ran their experiments. A deviation is "
+             "a property of our runs (an offline twin, a profile, a machine), not a verdict on "
+             "the paper.</p>"]
+    for paper, rows in steps.groupby("paper", sort=False):
+        body = "".join(
+            f"<tr><td>{html.esc(r.claim)}<details><summary>check</summary>{html.esc(r.rule)}"
+            f"</details></td><td>{html.verdict(r.verdict)}</td><td>{html.esc(r.evidence)}"
+            "</td></tr>" for r in rows.itertuples())
+        parts.append(f"<h3>{html.esc(paper)}</h3><table><thead><tr><th>Statement</th>"
+                     f"<th>State</th><th>Evidence</th></tr></thead><tbody>{body}</tbody>"
+                     "</table>")
     return "\n".join(parts)
 
 
@@ -92,13 +119,15 @@ def write_study_page(directory: Path, report_dir: Path, results: pd.DataFrame,
                    else "; paper profile"))
     summary = report_dir / "summary.md"
     sections = [("claims", "Claims", claims_html(claims))]
+    if steps := protocol_html(claims):
+        sections.append(("protocol", "Protocol followed", steps))
     if summary.is_file():
         sections.append(("summary", "Summary", html.markdown(summary.read_text("utf-8"))))
     sections += [("tables", "Tables", _tables_html(report_dir)),
                  ("figures", "Figures", _figures_html(directory / "figures"))]
     config = directory / CONFIG_COPY
     if config.is_file():
-        sections.append(("protocol", "Protocol (the study's config)",
+        sections.append(("config", "The study's config",
                          f"<pre>{html.esc(config.read_text('utf-8'))}</pre>"))
     text = html.page(title, subtitle, sections, provenance(results, record))
     return write_atomic(report_dir / PAGE, text)
@@ -131,6 +160,8 @@ def write_index_page(folder: Path, studies: list[tuple[str, Path, pd.DataFrame]]
     if sub:
         table += f"<p>Other folders of studies:</p><ul>{sub}</ul>"
     sections = [("studies", "Studies", table), ("claims", "Claims", claims_html(claims))]
+    if steps := protocol_html(claims):
+        sections.append(("protocol", "Protocol followed", steps))
     every = pd.concat([r for _, _, r in studies]) if studies else pd.DataFrame()
     text = html.page(f"ordauc results: {folder.resolve().name}",
                      f"{len(studies)} studies in <code>{html.esc(folder)}</code>", sections,

@@ -3,7 +3,8 @@ studies.
 
 A folder holding ``results.csv`` is a study: its tables and statistics
 (:func:`ordauc.report.write.write_report`), the verdict on each claim of its paper
-(``claims.csv``, ``claims.md``) and its page (``index.html``) go to ``DIR/report``. A folder of
+(``claims.csv``; the statements of its protocol, FOLLOWED or DEVIATED, in ``protocol.csv``;
+both in ``claims.md``) and its page (``index.html``) go to ``DIR/report``. A folder of
 study folders (``results/``) gets each study's report and an index page over them, with every
 claim decided by the first study that can decide it (``DIR/claims.csv``).
 """
@@ -23,21 +24,41 @@ if TYPE_CHECKING:
     from ordauc.claims import Study
 
 CLAIM_COLUMNS = ["paper", "claim", "verdict", "statistic", "evidence", "rule"]
+PROTOCOL_COLUMNS = ["paper", "statement", "state", "evidence", "check"]
+
+
+def split_kinds(findings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the papers' claims, the statements of their protocols) of a findings table."""
+    kind = findings["kind"] if "kind" in findings.columns else pd.Series(
+        "claim", index=findings.index)
+    return findings[kind != "protocol"], findings[kind == "protocol"]
 
 
 def claims_texts(findings: pd.DataFrame) -> dict[str, str]:
     """``claims.csv`` (the columns of :data:`CLAIM_COLUMNS`; the rule says which reading it
-    is) and ``claims.md``."""
-    table = findings.assign(rule=findings["rule"] + " [" + findings["reading"] + "]")
+    is), ``protocol.csv`` (:data:`PROTOCOL_COLUMNS`: each statement of the papers' protocols
+    as FOLLOWED, DEVIATED, NOT RECORDED or a NOTE) and ``claims.md`` with both."""
+    claims, protocol = split_kinds(findings)
+    table = claims.assign(rule=claims["rule"] + " [" + claims["reading"] + "]")
+    steps = pd.DataFrame({"paper": protocol["paper"], "statement": protocol["claim"],
+                          "state": protocol["verdict"], "evidence": protocol["evidence"],
+                          "check": protocol["rule"]}, columns=PROTOCOL_COLUMNS)
     lines = ["# Claims of the papers", ""]
-    for paper, rows in findings.groupby("paper", sort=False):
+    for paper, rows in claims.groupby("paper", sort=False):
         lines += [f"## {paper}", "", "| Claim | Verdict | Statistic | Evidence |",
                   "| --- | --- | --- | --- |"]
         lines += [f"| {_cell(r.claim)} | {r.verdict} | {_cell(r.statistic)} | "
                   f"{_cell(r.evidence)} |" for r in rows.itertuples()]
         lines.append("")
+    if len(steps):
+        lines += ["# How our runs follow the papers' protocols", ""]
+        for paper, rows in steps.groupby("paper", sort=False):
+            lines += [f"## {paper}", "", "| Statement | State | Evidence |", "| --- | --- | --- |"]
+            lines += [f"| {_cell(r.statement)} | {r.state} | {_cell(r.evidence)} |"
+                      for r in rows.itertuples()]
+            lines.append("")
     return {"claims.csv": table[CLAIM_COLUMNS].to_csv(index=False),
-            "claims.md": "\n".join(lines)}
+            "protocol.csv": steps.to_csv(index=False), "claims.md": "\n".join(lines)}
 
 
 def _cell(text: str) -> str:
@@ -70,9 +91,12 @@ def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | N
     record = read_study_record(directory)
     title = f"ordauc study: {record.stem if record else directory.resolve().name}"
     paths.append(write_study_page(directory, out, results, claims, title))
-    verdicts = claims["verdict"].value_counts()
-    line = (f"\nClaims: {', '.join(f'{n} {v}' for v, n in verdicts.items())} "
-            f"(report/claims.md)" if len(claims) else "")
+    results_, steps = split_kinds(claims)
+    verdicts = results_["verdict"].value_counts()
+    states = steps["verdict"].value_counts()
+    line = (f"\nClaims: {', '.join(f'{n} {v}' for v, n in verdicts.items())}"
+            + (f"; protocol: {', '.join(f'{n} {v}' for v, n in states.items())}"
+               if len(states) else "") + " (report/claims.md)" if len(claims) else "")
     return written.summary + line, paths, study
 
 

@@ -1,17 +1,21 @@
 """Statistical comparison of the methods of a metric table, as the NPSVOR paper reports it.
 
-* Per dataset, the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, two-sided, zero
-  differences discarded) over the repetitions, paired on ``repetition``, for every pair of
-  methods at p < 0.05: the wins / draws / losses of Table IV. The direction of a significant
-  difference is the side the signed ranks favour (the smaller of the two one-sided p-values), so
-  it is defined even when the median difference is zero; a pair whose differences are all zero is
-  a draw (p = 1) without a test.
+Every p-value comes from the statistics kernel :mod:`ordauc.stats`, which the claims use too.
+
+* Per dataset, the exact Wilcoxon signed-rank test (two-sided, zero differences discarded,
+  exact also with ties: :func:`ordauc.stats.signed_rank`) over the repetitions, paired on
+  ``repetition``, for every pair of methods at p < 0.05: the wins / draws / losses of Table IV.
+  The direction of a significant difference is the side the signed ranks favour (the smaller of
+  the two one-sided p-values), so it is defined even when the median difference is zero; a pair
+  whose differences are all zero is a draw (p = 1). A draw between fewer than 6 pairs could not
+  have been anything else (the smallest two-sided p of 5 pairs is 0.0625): such draws are
+  counted apart as *undecidable*.
 * Over the datasets, the Friedman test (``scipy.stats.friedmanchisquare``) on the dataset x
   method matrix of mean values, with the average ranks, followed by two post-hoc procedures:
   Nemenyi (``scikit_posthocs.posthoc_nemenyi_friedman``) with its critical difference
-  CD = q_alpha sqrt(k (k + 1) / (6 N)), and the pairwise Wilcoxon signed-rank test over the
-  datasets with Holm's correction (``scikit_posthocs.posthoc_wilcoxon(p_adjust="holm")``),
-  the alternative Benavoli et al. (JMLR 17, 2016) recommend over mean-rank tests.
+  CD = q_alpha sqrt(k (k + 1) / (6 N)), and the pairwise exact signed-rank test over the
+  datasets with Holm's correction (:func:`ordauc.stats.wilcoxon_holm`), the alternative
+  Benavoli et al. (JMLR 17, 2016) recommend over mean-rank tests.
 
 q_alpha is Demšar's (JMLR 7, 2006, Sec. 3.2.2 and Table 5a) critical value of the two-tailed
 Nemenyi test: the 1 - alpha quantile of the studentised range of k means with infinite degrees of
@@ -33,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as ss
 
+from ordauc import stats as kernel
 from ordauc.metrics import Metric
 from ordauc.report.tables import (
     MetricTable,
@@ -42,7 +46,8 @@ from ordauc.report.tables import (
 )
 
 ALPHA = 0.05
-WIN, DRAW, LOSS, NOT_COMPARED = "win", "draw", "loss", "not compared"
+WIN, DRAW, LOSS, NOT_COMPARED = kernel.WIN, kernel.DRAW, kernel.LOSS, kernel.NOT_COMPARED
+UNDECIDABLE = "undecidable"
 _FLIP = {WIN: LOSS, LOSS: WIN, DRAW: DRAW, NOT_COMPARED: NOT_COMPARED}
 
 
@@ -59,42 +64,13 @@ def _quiet() -> Iterator[None]:
 # Wilcoxon per dataset: wins, draws, losses (Table IV)
 
 
-@dataclass(frozen=True)
-class PairTest:
-    """One Wilcoxon signed-rank test of ``a`` against ``b`` on one dataset.
-
-    ``outcome`` is for ``a``: ``win`` (significantly better), ``draw``, ``loss``, or
-    ``not compared`` when the two share no finished repetition.
-    """
-
-    n_pairs: int
-    statistic: float
-    p_value: float
-    outcome: str
-    median_difference: float
+PairTest = kernel.PairOutcome  # one per-dataset comparison (the kernel's)
 
 
 def wilcoxon_pair(a: np.ndarray, b: np.ndarray, lower_is_better: bool,
                   alpha: float = ALPHA) -> PairTest:
-    """Wilcoxon signed-rank test of paired values ``a`` and ``b`` (NaN pairs dropped)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    keep = np.isfinite(a) & np.isfinite(b)
-    a, b = a[keep], b[keep]
-    if a.size == 0:
-        return PairTest(0, math.nan, math.nan, NOT_COMPARED, math.nan)
-    diff = a - b
-    median = float(np.median(diff))
-    if np.all(diff == 0):
-        return PairTest(int(a.size), 0.0, 1.0, DRAW, median)
-    with _quiet():
-        test = ss.wilcoxon(a, b)
-        if not test.pvalue < alpha:
-            return PairTest(int(a.size), float(test.statistic), float(test.pvalue), DRAW, median)
-        a_lower = (ss.wilcoxon(a, b, alternative="less").pvalue
-                   < ss.wilcoxon(a, b, alternative="greater").pvalue)
-    outcome = WIN if a_lower == lower_is_better else LOSS
-    return PairTest(int(a.size), float(test.statistic), float(test.pvalue), outcome, median)
+    """Exact Wilcoxon signed-rank test of paired values ``a`` and ``b`` (NaN pairs dropped)."""
+    return kernel.pair_outcome(a, b, lower_is_better, alpha)
 
 
 @dataclass(frozen=True)
@@ -106,7 +82,8 @@ class WinDrawLoss:
     difference, ``not_compared`` those where the two share no finished repetition. ``tests``
     has one row per dataset and pair (``method`` before ``opponent`` in table order) with the
     outcome for ``method``. ``totals`` sums over the opponents, ordered like the paper's Table
-    IV by wins minus losses.
+    IV by wins minus losses. ``undecidable`` counts the draws between too few pairs for the
+    test ever to reject (:func:`ordauc.stats.can_reject`), which are no evidence of a tie.
     """
 
     metric: Metric
@@ -118,12 +95,14 @@ class WinDrawLoss:
     draws: pd.DataFrame
     losses: pd.DataFrame
     not_compared: pd.DataFrame
+    undecidable: pd.DataFrame
 
     @property
     def totals(self) -> pd.DataFrame:
         frame = pd.DataFrame({"wins": self.wins.sum(axis=1), "draws": self.draws.sum(axis=1),
                               "losses": self.losses.sum(axis=1),
-                              "not_compared": self.not_compared.sum(axis=1)})
+                              "not_compared": self.not_compared.sum(axis=1),
+                              "undecidable": self.undecidable.sum(axis=1)})
         frame["wins_minus_losses"] = frame["wins"] - frame["losses"]
         frame["order"] = range(len(frame))
         frame = frame.sort_values(["wins_minus_losses", "wins", "order"],
@@ -140,7 +119,7 @@ def win_draw_loss(table: MetricTable, alpha: float = ALPHA) -> WinDrawLoss:
     methods = table.methods
     zeros = np.zeros((len(methods), len(methods)), dtype=np.int64)
     counts = {kind: pd.DataFrame(zeros.copy(), index=methods, columns=methods)
-              for kind in (WIN, DRAW, LOSS, NOT_COMPARED)}
+              for kind in (WIN, DRAW, LOSS, NOT_COMPARED, UNDECIDABLE)}
     wide = {problem: group.pivot(index="repetition", columns="method", values="value")
             for problem, group in table.values.groupby("problem", sort=False)}
     records = []
@@ -151,34 +130,28 @@ def win_draw_loss(table: MetricTable, alpha: float = ALPHA) -> WinDrawLoss:
                                  table.metric.lower_is_better, alpha)
             counts[test.outcome].loc[a, b] += 1
             counts[_FLIP[test.outcome]].loc[b, a] += 1
+            if test.outcome == DRAW and not test.decidable:
+                counts[UNDECIDABLE].loc[a, b] += 1
+                counts[UNDECIDABLE].loc[b, a] += 1
             records.append({"dataset": problem, "method": a, "opponent": b,
                             "n_pairs": test.n_pairs, "statistic": test.statistic,
                             "p_value": test.p_value, "outcome": test.outcome,
-                            "median_difference": test.median_difference})
+                            "median_difference": test.median_difference,
+                            "decidable": test.decidable})
     columns = ["dataset", "method", "opponent", "n_pairs", "statistic", "p_value", "outcome",
-               "median_difference"]
+               "median_difference", "decidable"]
     return WinDrawLoss(metric=table.metric, methods=list(methods), problems=list(table.problems),
                        alpha=alpha, tests=pd.DataFrame.from_records(records, columns=columns),
                        wins=counts[WIN], draws=counts[DRAW], losses=counts[LOSS],
-                       not_compared=counts[NOT_COMPARED])
+                       not_compared=counts[NOT_COMPARED], undecidable=counts[UNDECIDABLE])
 
 
 # ---------------------------------------------------------------------------------------------
 # Friedman over datasets, Nemenyi and Wilcoxon-Holm post-hoc
 
 
-def nemenyi_q(k: int, alpha: float = ALPHA) -> float:
-    """Demšar's q_alpha for k methods: studentised range quantile (df = inf) / sqrt(2)."""
-    if k < 2:
-        return math.nan
-    return float(ss.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0))
-
-
-def nemenyi_cd(k: int, n: int, alpha: float = ALPHA) -> float:
-    """Nemenyi critical difference of average ranks: q_alpha sqrt(k (k + 1) / (6 N))."""
-    if k < 2 or n < 1:
-        return math.nan
-    return nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n))
+nemenyi_q = kernel.nemenyi_q
+nemenyi_cd = kernel.nemenyi_cd
 
 
 def cliques(pvalues: pd.DataFrame, ranks: pd.Series, alpha: float = ALPHA) -> list[list[str]]:
@@ -287,11 +260,9 @@ def friedman(table: MetricTable, alpha: float = ALPHA) -> FriedmanResult:
         notes.append(f"the Friedman test needs at least 2 datasets where every run finished, "
                      f"there are {n}")
     else:
-        with _quiet():
-            test = ss.friedmanchisquare(*oriented.T)
-        statistic, p_value = float(test.statistic), float(test.pvalue)
+        test = kernel.friedman_test(oriented)
+        statistic, p_value = test.statistic, test.p_value
         if not math.isfinite(statistic):  # every dataset ties all methods: nothing differs
-            statistic, p_value = math.nan, math.nan
             notes.append("every dataset ranks all methods equal")
     nemenyi = holm = None
     if k >= 2 and n >= 1:
@@ -301,13 +272,7 @@ def friedman(table: MetricTable, alpha: float = ALPHA) -> FriedmanResult:
         nemenyi = PostHoc("Nemenyi", p_nem, alpha, cliques(p_nem, average, alpha),
                           cd=nemenyi_cd(k, n, alpha), q_alpha=nemenyi_q(k, alpha))
     if k >= 2 and n >= 2:  # a signed-rank test over one dataset has nothing to rank
-        # Columns are the methods in table order, rows the datasets in the same order for
-        # every method (posthoc_wilcoxon pairs observations by their order within a group).
-        long = pd.DataFrame({"value": oriented.T.ravel(), "method": np.repeat(np.arange(k), n)})
-        with _quiet():
-            p_holm = sp.posthoc_wilcoxon(long, val_col="value", group_col="method",
-                                         p_adjust="holm")
-        p_holm = pd.DataFrame(p_holm.to_numpy(), index=methods, columns=methods)
+        p_holm = pd.DataFrame(kernel.wilcoxon_holm(oriented), index=methods, columns=methods)
         holm = PostHoc("Wilcoxon-Holm", p_holm, alpha, cliques(p_holm, average, alpha))
     return FriedmanResult(metric=table.metric, alpha=alpha, methods=methods, problems=problems,
                           left_out=table.unranked_problems, means=means, ranks=ranks,

@@ -28,24 +28,30 @@ def _p(p: float) -> str:
 
 
 def _wdl_head(wdl: WinDrawLoss) -> str:
-    return ("Wilcoxon signed-rank test per dataset over the repetitions "
-            f"(p < {wdl.alpha:g}), {len(wdl.problems)} datasets, {len(wdl.methods)} methods; "
-            "each cell is wins/draws/losses of the row method against the column method; "
-            "ordered by wins minus losses")
+    head = ("exact Wilcoxon signed-rank test per dataset over the repetitions "
+            f"(two-sided p < {wdl.alpha:g}), {len(wdl.problems)} datasets, "
+            f"{len(wdl.methods)} methods; each cell is wins/draws/losses of the row method "
+            "against the column method; ordered by wins minus losses")
+    if wdl.undecidable.to_numpy().any():
+        head += ("; *Undecidable draws* are draws between 5 or fewer paired repetitions, "
+                 "which can never reach p < 0.05: no evidence of a tie")
+    return head
 
 
 def _wdl_rows(wdl: WinDrawLoss) -> tuple[list[str], list[list[str]]]:
     totals = wdl.totals
     order = list(totals.index)
     extra = bool(totals["not_compared"].any())
+    weak = bool(totals["undecidable"].any())
     head = ["Method", *order, "Wins", "Draws", "Losses", *(["Not compared"] if extra else []),
-            "Wins − losses"]
+            *(["Undecidable draws"] if weak else []), "Wins − losses"]
     body = []
     for a in order:
         row = [a, *("–" if a == b else wdl.cell(a, b) for b in order)]
         t = totals.loc[a]
         row += [str(t["wins"]), str(t["draws"]), str(t["losses"])]
         row += [str(t["not_compared"])] if extra else []
+        row += [str(t["undecidable"])] if weak else []
         row.append(str(t["wins_minus_losses"]))
         body.append(row)
     return head, body
@@ -62,17 +68,21 @@ def wdl_markdown(wdl: WinDrawLoss) -> str:
 
 
 def wdl_csv(wdl: WinDrawLoss) -> str:
-    """One row per (method, opponent) with wins, draws, losses, not_compared, then one row per
-    method against ``all`` (the totals)."""
+    """One row per (method, opponent) with wins, draws, losses, not_compared and undecidable
+    (draws that could not have been anything else), then one row per method against ``all``
+    (the totals)."""
     records = [{"method": a, "opponent": b, "wins": int(wdl.wins.loc[a, b]),
                 "draws": int(wdl.draws.loc[a, b]), "losses": int(wdl.losses.loc[a, b]),
-                "not_compared": int(wdl.not_compared.loc[a, b])}
+                "not_compared": int(wdl.not_compared.loc[a, b]),
+                "undecidable": int(wdl.undecidable.loc[a, b])}
                for a in wdl.methods for b in wdl.methods if a != b]
     totals = wdl.totals
     records += [{"method": a, "opponent": "all", **{c: int(totals.loc[a, c]) for c in
-                 ("wins", "draws", "losses", "not_compared")}} for a in totals.index]
+                 ("wins", "draws", "losses", "not_compared", "undecidable")}}
+                for a in totals.index]
     return frame_csv(pd.DataFrame.from_records(
-        records, columns=["method", "opponent", "wins", "draws", "losses", "not_compared"]))
+        records, columns=["method", "opponent", "wins", "draws", "losses", "not_compared",
+                          "undecidable"]))
 
 
 def wdl_latex(wdl: WinDrawLoss) -> str:
