@@ -75,3 +75,42 @@ def test_a_composite_claim_reads_the_outcomes_of_its_parts() -> None:
         "x", "qs3orao", auc=[0.8] * 10, fit_time_s=[1.0] * 10))])}
     assert CLAIMS["QS3-9"].composite
     assert findings["QS3-9"].outcome.verdict == UNDECIDABLE
+
+
+def test_a_study_is_matched_to_the_papers_by_what_it_ran_not_by_its_name() -> None:
+    """A researcher's config under another name with the same runs gets the same verdicts."""
+    from ordauc.claims.kinds import kinds_of
+
+    rows = [*runs("codrna", "qsg_s2auc", auc=[0.8] * 10, tuning="cv"),
+            *runs("codrna", "samult", auc=[0.7] * 10, tuning="cv")]
+    named, mine = study("qsg_s2auc", rows), study("my_own_config", rows)
+    assert mine.kinds == ("qsg_s2auc",)
+    ours = {f.claim.id: (f.outcome.verdict, f.outcome.statistic) for f in check_claims([named])}
+    theirs = {f.claim.id: (f.outcome.verdict, f.outcome.statistic) for f in check_claims([mine])}
+    assert ours == theirs and "QSG-5" in theirs
+    # the same solvers untuned over a grid of unlabeled sizes are the time study
+    grid = [row | {"n_unlabeled": size} for size in (1000, 5000, 20000)
+            for row in runs("codrna", "qsg_s2auc", fit_time_s=[1.0] * 3, tuning="none")
+            + runs("codrna", "pnu_auc", fit_time_s=[2.0] * 3, tuning="none")]
+    assert kinds_of(study("x", grid).results) == ("qsg_s2auc_time",)
+    sweep = runs("california", "npsvor.eps=0.1", mae=[0.5] * 5) + runs(
+        "california", "npsvor.eps=0.2", mae=[0.5] * 5) + runs("california", "npsvor.eps=0.3",
+                                                              mae=[0.5] * 5)
+    assert kinds_of(study("y", sweep).results) == ("npsvor_eps",)
+    # a folder of no paper's study lists no claim
+    assert study("z", runs("codrna", "my_solver", auc=[0.8] * 3)).kinds == ()
+
+
+def test_the_index_says_what_each_studys_own_page_says() -> None:
+    """QSG-1 is decided by the time study on the index; the accuracy study's page decides it
+    too, and the index names that verdict beside its own."""
+    rows = [*runs("codrna", "qsg_s2auc", auc=[0.8] * 10, fit_time_s=[1.0] * 10, tuning="cv"),
+            *runs("codrna", "samult", auc=[0.7] * 10, fit_time_s=[2.0] * 10, tuning="cv")]
+    grid = [row | {"n_unlabeled": size} for size in (1000, 5000, 20000)
+            for row in runs("codrna", "qsg_s2auc", fit_time_s=[1.0] * 3, tuning="none")
+            + runs("codrna", "samult", fit_time_s=[2.0] * 3, tuning="none")]
+    accuracy, time = study("qsg_s2auc", rows), study("qsg_s2auc_time", grid)
+    index = {f.claim.id: f for f in check_claims([time, accuracy])}
+    page = {f.claim.id: f for f in check_claims([accuracy])}
+    assert index["QSG-1"].study == "qsg_s2auc_time"
+    assert f"qsg_s2auc: {page['QSG-1'].outcome.verdict}" in index["QSG-1"].outcome.evidence

@@ -143,13 +143,22 @@ def best_state(values: Mapping[str, float], solver: str, lower_is_better: bool,
 @dataclass(frozen=True)
 class PaperData:
     """The units a claim is about: the paper's datasets (our catalogue's names), or None for
-    a claim about no named data, and the paper's planned repetitions per dataset."""
+    a claim about no named data, and the paper's planned repetitions per dataset.
+
+    ``real_only`` (with ``datasets`` None) takes any real dataset and leaves generated ones
+    (the catalogue's ``generated`` origin) as extra evidence; ``minimum`` is the fewest units
+    a verdict needs (fewer keep it open: a question about real data is not settled on one).
+    """
 
     datasets: tuple[str, ...] | None
     repetitions: int | Mapping[str, int] | None = None
+    real_only: bool = False
+    minimum: int = 0
 
     def named(self, dataset: str) -> bool:
-        return self.datasets is None or _base(dataset) in self.datasets
+        if self.datasets is not None:
+            return _base(dataset) in self.datasets
+        return not (self.real_only and generated(_base(dataset)))
 
     def canonical(self, dataset: str) -> str:
         return _base(dataset)
@@ -162,6 +171,15 @@ class PaperData:
     @property
     def total(self) -> int | None:
         return None if self.datasets is None else len(self.datasets)
+
+
+def generated(name: str) -> bool:
+    """Whether catalogue dataset ``name`` is generated (seeded synthetic data, not a real set);
+    a name the catalogue does not know counts as real (a user's own data)."""
+    from ordauc.data.builtin import BUILTIN, GENERATED
+
+    entry = BUILTIN.get(name)
+    return entry is not None and entry.origin == GENERATED
 
 
 def _base(dataset: str) -> str:
@@ -229,16 +247,17 @@ class Settled:
 
 
 def settle(rule: Callable[[Counter[str]], str], judgments: Iterable[Judgment], total: int | None,
-           best: str, worst: str) -> Settled:
+           best: str, worst: str, minimum: int = 0) -> Settled:
     """The verdict of a monotone ``rule`` over the paper's units (see the module docstring).
 
     ``rule`` maps the count of each state to a verdict; ``best`` and ``worst`` are the states
     an undecided unit could take at the two extremes. ``total`` is the paper's number of units
-    (None: the named units judged here are all there are).
+    (None: the named units judged here are all there are, but at least ``minimum``).
     """
     judgments = list(judgments)
     named = [j for j in judgments if j.named]
     total = len(named) if total is None else total
+    total = max(total, minimum)
     known = Counter(j.state for j in named if j.state is not None)
     decided = sum(known.values())
     missing = max(total - decided, 0)

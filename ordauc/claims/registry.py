@@ -13,6 +13,11 @@ A claim is registered with :func:`claim` on its check function::
 a folder that serves another study gives UNDECIDABLE naming them, without calling the check.
 ``composite`` claims are called with the other claims' outcomes (a dict by claim id) instead
 of a study, once every other claim is decided.
+
+A claim from outside the package (a fifth paper, a researcher's own question) is a module that
+calls :func:`register_paper` and decorates its checks with :func:`claim`: imported by hand, or
+named in the ``ordauc.claims`` entry-point group of an installed package, which ``import
+ordauc.claims`` loads after the built-in claims.
 """
 
 from __future__ import annotations
@@ -107,6 +112,15 @@ class Claim:
 
 
 CLAIMS: dict[str, Claim] = {}
+ENTRY_POINT_GROUP = "ordauc.claims"  # installed packages' modules that register claims
+
+
+def register_paper(key: str, title: str) -> None:
+    """Add a paper whose claims :func:`claim` may register (``title`` is how the report names
+    it); registering the same key again with the same title is a no-op."""
+    if PAPERS.get(key, title) != title:
+        raise ValueError(f"paper {key!r} is registered already as {PAPERS[key]!r}")
+    PAPERS[key] = title
 
 
 def claim(paper: str, id: str, *, text: str, rule: str, studies: tuple[str, ...],

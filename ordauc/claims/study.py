@@ -13,10 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ordauc.claims.algebra import lean_text
+
+if TYPE_CHECKING:
+    from ordauc.config import Config
 from ordauc.claims.registry import (
     CLAIMS,
     CONFIRMED,
@@ -47,7 +51,15 @@ class Study:
     tuning: pd.DataFrame | None = None
     offline: bool = False
     directory: Path | None = None
-    config: object | None = field(default=None, repr=False)
+    config: Config | None = field(default=None, repr=False)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The papers' studies this folder is (:func:`ordauc.claims.kinds.kinds_of`): by its
+        runs, not by the name of its config."""
+        from ordauc.claims.kinds import kinds_of
+
+        return kinds_of(self.results, self.name)
 
     @classmethod
     def from_folder(cls, directory: str | Path, results: pd.DataFrame | None = None) -> Study:
@@ -93,9 +105,10 @@ class Finding:
     study: str = ""
 
 
-def papers_of(study_name: str) -> list[str]:
-    """The papers whose claims some of this study's runs decide, in registry order."""
-    return list(dict.fromkeys(c.paper for c in CLAIMS.values() if study_name in c.studies))
+def papers_of(kinds: Iterable[str]) -> list[str]:
+    """The papers whose claims some of these studies' runs decide, in registry order."""
+    kinds = set(kinds)
+    return list(dict.fromkeys(c.paper for c in CLAIMS.values() if kinds & set(c.studies)))
 
 
 def _needs(claim: Claim) -> str:
@@ -115,7 +128,7 @@ def _why_deviated(study: Study) -> str:
     profiles = (set(study.results["profile"].dropna().astype(str))
                 if "profile" in study.results.columns else set())
     if "quick" in profiles:
-        reasons.append("the quick profile (successive halving, 3 repetitions)")
+        reasons.append("run under the quick profile (successive halving, 3 repetitions)")
     return "; ".join(reasons)
 
 
@@ -124,8 +137,9 @@ def _run(claim: Claim, study: Study) -> Outcome:
     if claim.protocol:  # conformance of our runs, never a verdict on the paper
         state = _PROTOCOL.get(outcome.verdict, outcome.verdict)
         evidence = outcome.evidence
-        if state == DEVIATED and (why := _why_deviated(study)):
-            evidence = f"{evidence} (why: {why})"
+        if state == DEVIATED and "why" not in evidence and (what := _why_deviated(study)):
+            # the study's own nature, stated as context: the check names its own cause
+            evidence = f"{evidence} (this study is {what})"
         return replace(outcome, verdict=state, evidence=evidence)
     if outcome.provisional and outcome.verdict == UNDECIDABLE:
         outcome = replace(outcome, statistic=f"{outcome.statistic}{lean_text(outcome.provisional)}"
@@ -139,11 +153,11 @@ def check_claims(studies: Iterable[Study], papers: Iterable[str] | None = None) 
     """Every claim of ``papers`` (default: the papers the studies' runs speak to) checked on
     the first of its studies present in ``studies``; composite claims last, on the outcomes of
     the others."""
-    by_name: dict[str, Study] = {}
+    by_name: dict[str, Study] = {}  # by the papers' study each is (its kinds), first wins
     for study in studies:
-        by_name.setdefault(study.name, study)
-    wanted = list(papers) if papers is not None else list(dict.fromkeys(
-        p for name in by_name for p in papers_of(name)))
+        for kind in study.kinds:
+            by_name.setdefault(kind, study)
+    wanted = list(papers) if papers is not None else papers_of(by_name)
     found: dict[str, Finding] = {}
     for claim in CLAIMS.values():
         if claim.paper not in wanted or claim.composite:
@@ -155,7 +169,16 @@ def check_claims(studies: Iterable[Study], papers: Iterable[str] | None = None) 
                 missing = replace(missing, verdict=NOT_RECORDED)
             found[claim.id] = Finding(claim, missing)
             continue
-        found[claim.id] = Finding(claim, _run(claim, present[0]), present[0].name)
+        decided = _run(claim, present[0])
+        others: list[Study] = []
+        for other in present[1:]:
+            if all(other is not seen for seen in (present[0], *others)):
+                others.append(other)
+        if others:  # the index says what each study's own page says of the claim
+            also = "; ".join(f"{o.name}: {_run(claim, o).verdict}" for o in others)
+            decided = replace(decided, evidence=f"{decided.evidence} (on the other studies' "
+                                                f"pages: {also})")
+        found[claim.id] = Finding(claim, decided, present[0].name)
     outcomes = {key: f.outcome for key, f in found.items()}
     for claim in CLAIMS.values():
         if claim.paper in wanted and claim.composite:
