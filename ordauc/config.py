@@ -32,7 +32,9 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
                               # a list ([mze, mae]): one search, one row per selection metric;
                               # shared: false fits the grid one point at a time
     curves: null              # {every: 100}: iterative solvers' checkpoints into curves.csv;
-                              # until: N records none after iteration N (default: all)
+                              # until: N records none after iteration N (default: all);
+                              # sample: N scores each checkpoint on a fixed seeded draw of at
+                              # most N evaluation rows (default: all of them)
     timeout: null             # seconds per cell, or null for none
     memory_limit: null        # e.g. 12GB; default a safe share of this machine's memory
     solvers:                  # label: {solver: <registry name>, params, grid, tuning, sweep}
@@ -161,6 +163,7 @@ class Config:
     tuning: TuningSpec = field(default_factory=TuningSpec)
     curves_every: int | None = None
     curves_until: int | None = None  # no checkpoint recorded after this iteration
+    curves_sample: int | None = None  # checkpoints score at most this many evaluation rows
     timeout: float | None = None
     memory_limit: int | None = None  # bytes; None: the run's default
 
@@ -225,7 +228,7 @@ def parse_config(raw: Any) -> Config:
         if raw.get(key) is None:
             raise UserError(f"the config needs the key {key!r}")
     tuning = _tuning(raw.get("tuning"), "tuning")
-    curves_every, curves_until = _curves(raw.get("curves"))
+    curves_every, curves_until, curves_sample = _curves(raw.get("curves"))
     return Config(
         datasets=_datasets(raw["datasets"]),
         solvers=_solvers(raw["solvers"]),
@@ -235,7 +238,7 @@ def parse_config(raw: Any) -> Config:
         preprocess=choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS),
         tuning=tuning or TuningSpec(),
         curves_every=curves_every,
-        curves_until=curves_until,
+        curves_until=curves_until, curves_sample=curves_sample,
         timeout=timeout(raw.get("timeout")),
         memory_limit=memory_bytes(raw.get("memory_limit"), "memory_limit"),
     )
@@ -302,15 +305,17 @@ def _tuning(value: Any, key: str) -> TuningSpec | None:
                       metrics=metrics, shared=shared)
 
 
-def _curves(value: Any) -> tuple[int | None, int | None]:
-    """(every, until) of ``curves``; (None, None) without curves."""
+def _curves(value: Any) -> tuple[int | None, int | None, int | None]:
+    """(every, until, sample) of ``curves``; (None, None, None) without curves."""
     if value is None:
-        return None, None
-    raw = mapping(value, "curves", example="{every: 100, until: 5000}")
-    only_keys(raw, ("every", "until"), "curves")
+        return None, None, None
+    raw = mapping(value, "curves", example="{every: 100, until: 5000, sample: 2000}")
+    only_keys(raw, ("every", "until", "sample"), "curves")
     every = integer(raw.get("every", 100), "curves.every", 1)
     until = raw.get("until")
-    return every, None if until is None else integer(until, "curves.until", every)
+    sample = raw.get("sample")
+    return (every, None if until is None else integer(until, "curves.until", every),
+            None if sample is None else integer(sample, "curves.sample", 2))
 
 
 def _datasets(value: Any) -> tuple[DatasetSpec, ...]:

@@ -318,12 +318,43 @@ def _fit(task: CellTask, estimator: Any, choice: Any, X: Any, y: np.ndarray,
     model = clone(estimator).set_params(**choice.params)
     recorder = None
     if task.iterative and config.curves_every:
-        recorder = CurveRecorder(config.curves_every, targets, task.cell.task, n_classes,
+        scored = [sampled(Xe, ye, config.curves_sample, task.cell.seeds.inner)
+                  for Xe, ye in targets]
+        recorder = CurveRecorder(config.curves_every, scored, task.cell.task, n_classes,
                                  until=config.curves_until)
     seconds = fit_timed(model, X, y, **({"checkpoint": recorder} if recorder else {}))
+    traces = trace_rows(model, config.curves_every, config.curves_until)
     if recorder is None:
-        return _Fit(model, seconds, [[] for _ in targets])
-    return _Fit(model, seconds - recorder.paused_s, recorder.rows)
+        return _Fit(model, seconds, [list(traces) for _ in targets])
+    return _Fit(model, seconds - recorder.paused_s, [rows + traces for rows in recorder.rows])
+
+
+def sampled(X: Any, y: np.ndarray, size: int | None, seed: int
+            ) -> tuple[Any, np.ndarray]:
+    """At most ``size`` rows of an evaluation set, a fixed seeded draw (all of them without
+    ``size``): a time study's checkpoints then cost the same at every training size."""
+    if size is None or len(y) <= size:
+        return X, y
+    keep = np.sort(np.random.default_rng(seed).choice(len(y), size, replace=False))
+    return X[keep], np.asarray(y)[keep]
+
+
+def trace_rows(model: Any, every: int | None, until: int | None = None
+               ) -> list[dict[str, Any]]:
+    """Curve rows of what a fitted model logged per iteration (``traces_``: metric name ->
+    one value per iteration, e.g. an ADMM's residuals), every ``every`` iterations and at the
+    last, when the study records curves; ``time_s`` is not known for them (empty)."""
+    traces = getattr(model, "traces_", None)
+    if not every or not isinstance(traces, dict):
+        return []
+    rows = []
+    for metric, values in traces.items():
+        values = np.asarray(values, dtype=np.float64).ravel()
+        last = values.size if until is None else min(values.size, int(until))
+        steps = sorted({*range(every, last + 1, every), last} - {0})
+        rows += [{"iteration": t, "time_s": None, "metric": metric, "value": float(values[t - 1])}
+                 for t in steps]
+    return rows
 
 
 def effective_params(model: Any) -> dict[str, Any]:

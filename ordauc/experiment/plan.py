@@ -168,6 +168,7 @@ def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec,
                            tuning.shared],
                 "curves": (config.curves_every if config.curves_until is None
                            else [config.curves_every, config.curves_until]),
+                **({"curves_sample": config.curves_sample} if config.curves_sample else {}),
                 "seed": config.seed}
     if profile != "paper":
         settings["profile"] = [profile, QUICK.factor, QUICK.min_resources,

@@ -133,12 +133,15 @@ class RankProblems:
 
 @dataclass(frozen=True)
 class ADMMResult:
-    """What :func:`admm` returns: the coefficients, the last beta, and how the run ended."""
+    """What :func:`admm` returns: the coefficients, the last beta, how the run ended, and the
+    residuals of every iteration (over all ranks: the norm of the stacked per-rank vectors)."""
 
     z: np.ndarray  # (n, p) coefficients, in the box of (8)
     beta: np.ndarray  # (n, p) last beta, e' beta = 0
     n_iter: int
     converged: bool
+    primal: np.ndarray  # ||beta_t - z_t|| per iteration (the primal residual r_t of (19))
+    dual: np.ndarray  # ||rho (z_t - z_{t-1})|| per iteration (the dual residual s_t of (20))
 
 
 def admm(factor: tuple[np.ndarray, bool], problems: RankProblems, rho: float, tol_abs: float,
@@ -155,6 +158,7 @@ def admm(factor: tuple[np.ndarray, bool], problems: RankProblems, rho: float, to
     beta = z
     converged = False
     n_iter = 0
+    primal, dual = [], []  # Theorem 1's linear rate is read from these (claim NP-17)
     while n_iter < max_iter:
         n_iter += 1
         # (15): beta = A(rho (z - u) - nu e), nu = rho e'A(z - u) / e'Ae, so e' beta = 0.
@@ -175,10 +179,13 @@ def admm(factor: tuple[np.ndarray, bool], problems: RankProblems, rho: float, to
         eps_pri = root_n * tol_abs + tol_rel * np.maximum(np.linalg.norm(beta, axis=0),
                                                           np.linalg.norm(z, axis=0))
         eps_dual = root_n * tol_abs + tol_rel * rho * np.linalg.norm(u, axis=0)
+        primal.append(float(np.sqrt(np.dot(r_norm, r_norm))))
+        dual.append(float(np.sqrt(np.dot(s_norm, s_norm))))
         if np.all(r_norm <= eps_pri) and np.all(s_norm <= eps_dual):
             converged = True
             break
-    return ADMMResult(z=z, beta=beta, n_iter=n_iter, converged=converged)
+    return ADMMResult(z=z, beta=beta, n_iter=n_iter, converged=converged,
+                      primal=np.asarray(primal), dual=np.asarray(dual))
 
 
 def kernel_times(factor: tuple[np.ndarray, bool], rho: float, B: np.ndarray) -> np.ndarray:
@@ -356,6 +363,9 @@ class NPSVOR(OrdaucEstimator):
         self.intercept_ = b
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
+        # per iteration, for a run that records curves (Theorem 1: at least linear with zero
+        # tolerances)
+        self.traces_ = {"primal_residual": result.primal, "dual_residual": result.dual}
         if not result.converged:
             warnings.warn(f"NPSVOR's ADMM stopped at max_iter={self.max_iter} before every rank "
                           "met the stopping rule (19)-(20); raise max_iter or the tolerances",
