@@ -128,3 +128,27 @@ def test_a_pairwise_solver_stops_calling_after_until_with_the_same_iterates(name
     plain = solvers.get(name, lam=0.01, random_state=4).fit(X, y)
     assert calls.at == [100, 200, 300] and watched.n_updates_ > 300
     np.testing.assert_array_equal(watched.coef_, plain.coef_)
+
+
+def test_curves_score_a_fixed_seeded_draw_of_the_evaluation_rows():
+    """``curves: {sample: N}``: a checkpoint scores at most N evaluation rows, the same draw
+    for the same seed (a time study's checkpoints then cost the same at every size)."""
+    import yaml
+
+    from ordauc.config import parse_config
+    from ordauc.errors import UserError
+    from ordauc.experiment.cell import sampled
+
+    X, y = np.arange(100.0).reshape(50, 2), np.arange(50) % 2
+    Xs, ys = sampled(X, y, 20, seed=7)
+    assert Xs.shape == (20, 2) and ys.shape == (20,)
+    assert np.array_equal(Xs, sampled(X, y, 20, seed=7)[0])
+    assert not np.array_equal(Xs, sampled(X, y, 20, seed=8)[0])
+    assert np.array_equal(Xs[:, 0] // 2 % 2, ys)  # rows and labels drawn together
+    assert sampled(X, y, 50, seed=7)[0] is X and sampled(X, y, None, seed=7)[0] is X
+    base = ("datasets: [breast_cancer]\nresampling: {repeats: 1, n_labeled: [50]}\n"
+            "solvers: {qsg_s2auc: {}}\n")
+    read = lambda text: parse_config(yaml.safe_load(base + text))  # noqa: E731
+    assert read("curves: {every: 10, sample: 500}\n").curves_sample == 500
+    with pytest.raises(UserError, match="curves.sample"):
+        read("curves: {every: 10, sample: 1}\n")
