@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.claims import evidence as ev
+from ordauc.claims.qsg_accuracy_common import dataset_labels
 from ordauc.claims.registry import (
     CONFIRMED,
     NOT_CONFIRMED,
@@ -34,11 +35,6 @@ QSG_TABLE2 = {"codrna": (59_535, 8), "ijcnn1": (49_990, 22), "susy": (5_000_000,
               "dota2": (92_650, 116), "unclonable": (6_000_000, 129)}
 SCAN_LIMIT = 50_000_000  # feature values scanned in full; larger sets are sampled
 TOL = 1e-5  # float32 rounding of a [0, 1] scaling
-
-
-def dataset_labels(results: pd.DataFrame) -> list[str]:
-    """The datasets of a results table, in the order they first appear."""
-    return [str(d) for d in pd.unique(results["dataset"])] if len(results) else []
 
 
 # --- data access (tests replace these two) -----------------------------------------------------

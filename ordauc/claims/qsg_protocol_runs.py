@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.claims import evidence as ev
+from ordauc.claims.qsg_accuracy_common import absent, by_dataset, comparison_size
 from ordauc.claims.qsg_protocol import findings, verdict_of
 from ordauc.claims.registry import (
     CONFIRMED,
@@ -26,33 +27,6 @@ from ordauc.claims.study import Study
 
 TRIALS = 10  # "all the results are the average of 10 trials" (both papers)
 GIB = 1 << 30
-
-
-def absent(results: pd.DataFrame, solvers: Any) -> list[str]:
-    """The solvers without a single row in ``results``."""
-    present = set(results["solver"]) if len(results) else set()
-    return [s for s in solvers if s not in present]
-
-
-def by_dataset(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Each dataset's rows, selected as a table of AUC reads them."""
-    if not len(results):
-        return {}
-    rows = ev.rows_of(results, "auc")
-    return {str(d): rows[rows["dataset"] == d] for d in pd.unique(rows["dataset"])}
-
-
-def comparison_size(results: pd.DataFrame, dataset: str, solvers: Any,
-                    paper_labeled: int) -> tuple[int | None, int | None]:
-    """(n_labeled, n_u*): C10's matched-data size, the largest unlabeled size at which every
-    solver has ok runs on 80 % of the planned repetitions, at the paper's labeled size where
-    the study ran it (else its largest)."""
-    sizes = pd.to_numeric(ev.rows_of(results, dataset=dataset)["n_labeled"], errors="coerce")
-    found = sorted({int(s) for s in sizes.dropna()})
-    if not found:
-        return None, None
-    n_l = paper_labeled if paper_labeled in found else found[-1]
-    return n_l, ev.n_u_star(results, dataset, list(solvers), "auc", n_l)
 
 
 def why_reduced(study: Study) -> str:
