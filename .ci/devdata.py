@@ -1,7 +1,8 @@
 """CI: prepare, without network, the data of the offline twins that read real files (NPSVOR and
-AUC-DCD) into a data folder, from the development data beside the repository, through the same
-local mirror the tests use. Where that folder is absent, say so and leave those twins to fetch
-from their hosts.
+AUC-DCD) and of the unlabeled-rows studies (configs/unlabeled_binary.yaml and
+configs/unlabeled_ordinal.yaml) into a data folder, from the development data beside the
+repository, through the same local mirror the tests use. Where that folder is absent, say so
+and leave those studies to fetch from their hosts.
 
 Usage: python .ci/devdata.py DATA_DIR
 """
@@ -17,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 CHU = ["pyrimidines", "machinecpu", "boston", "stocks", "abalone"]
-SURVEY = ["tae", "era", "car"]
+SURVEY = ["tae", "era", "car", "winequality-red"]
 
 
 def main(data_dir: Path) -> int:
@@ -28,7 +29,8 @@ def main(data_dir: Path) -> int:
     from test_offline_auc_dcd import svmguide3_libsvm
 
     if not SHARED.is_dir():
-        print(f"devdata: {SHARED} is absent; the NPSVOR and AUC-DCD twins fetch from their hosts")
+        print(f"devdata: {SHARED} is absent; the NPSVOR and AUC-DCD twins and the "
+              "unlabeled-rows studies fetch from their hosts")
         return 0
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as monkeypatch:
         root = Path(tmp)
@@ -42,10 +44,13 @@ def main(data_dir: Path) -> int:
             shutil.copy(SHARED / "zpli0320-dataset" / name, root / name)
         for name in ("pendigits", "pendigits.t"):
             shutil.copy(SHARED / "uci-pendigits" / name, root / name)
+        shutil.copy(SHARED / "libsvm-heart_scale" / "heart_scale", root / "heart_scale")
         patch_entry(monkeypatch, "svmguide3")  # a conversion of the host's file: no pin holds
         with MirrorServer(root) as mirror:
-            fetch_ok(mirror, data_dir, *CHU, *SURVEY, "svmguide3", "dna", "pendigits")
-    print(f"devdata: the twins' real data is prepared in {data_dir}")
+            fetch_ok(mirror, data_dir, *CHU, *SURVEY, "svmguide3", "dna", "pendigits",
+                     "heart_scale")
+    print(f"devdata: the twins' and the unlabeled-rows studies' real data is prepared in "
+          f"{data_dir}")
     return 0
 
 
