@@ -157,3 +157,23 @@ def test_a_malformed_curves_table_is_one_sentence(tmp_path: Path) -> None:
     with pytest.raises(UserError, match=r"lacks the column\(s\) metric; it is not a curves"):
         plot_results(folder)
     assert not (folder / "figures").exists()
+
+
+def test_a_solvers_logged_residuals_are_drawn_and_nothing_else_is_invented(tmp_path: Path
+                                                                          ) -> None:
+    """Curves holding only an ADMM's residuals (NPSVOR under a study that records curves) are
+    drawn as their own log-scale panels; curves of an unknown metric draw no empty figure."""
+    results, curves = _study()
+    residual = curves[curves["metric"] == "objective"].assign(metric="primal_residual")
+    conv = convergence(residual, results, "set")
+    assert conv.quantities == ["primal_residual"]
+    line = conv.curve(next(iter(SOLVERS)), "primal_residual")
+    mine = residual[residual["solver"] == next(iter(SOLVERS))]
+    assert np.allclose(line["mean"], mine.groupby("iteration")["value"].mean())
+    fig = convergence_figure(conv)
+    assert fig.axes[0].get_yscale() == "log"
+    written = plot_results(_write(tmp_path / "r", results, residual))
+    assert any(p.name == "convergence_set.png" for p in written)
+    other = curves[curves["metric"] == "objective"].assign(metric="something_else")
+    written = plot_results(_write(tmp_path / "s", results, other))
+    assert not any(p.name.startswith("convergence") for p in written)

@@ -180,7 +180,7 @@ def _others(slices: dict[str, pd.DataFrame], arms: Arms, results: pd.DataFrame
         values[other] = {HELPED: counts[HELPED], HURT: counts[HURT],
                          "decided": sum(counts.values())}
         texts.append(f"{other}: helped {counts[HELPED]}, hurt {counts[HURT]} of "
-                     f"{sum(counts.values())} decided paper datasets")
+                     f"{sum(counts.values())} decided datasets")
     return texts, values
 
 

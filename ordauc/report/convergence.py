@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.report.curvedata import (
+    LOG_SCALE,
     QUANTITIES,
     RELATIVE_OBJECTIVE,
     Convergence,
@@ -57,21 +58,22 @@ def draw_quantity(ax: Axes, conv: Convergence, quantity: str,
                   styles: dict[str, dict[str, str]]) -> None:
     """One panel: the mean of ``quantity`` against the iterations, a line per solver."""
     relative = quantity == RELATIVE_OBJECTIVE
+    logged = quantity in LOG_SCALE
     drawn = []
     for solver in conv.solvers:
         line = conv.curve(solver, quantity)
         if line.empty:
             continue
         y = line["mean"].to_numpy(dtype=np.float64)
-        if relative:  # the log axis cannot show the point that is P* itself
+        if logged:  # a log axis cannot show the point that is P* itself (or a zero residual)
             y = np.where(y > 0, y, np.nan)
         ax.plot(line["iteration"].to_numpy(dtype=np.float64), y, linewidth=1.6,
                 markersize=4, markevery=max(1, len(line) // _MARKS_PER_LINE),
                 label=display_name(solver, conv.names), **styles[solver])
         drawn.append(y)
-    if relative and any(np.isfinite(y).any() for y in drawn):
+    if logged and any(np.isfinite(y).any() for y in drawn):
         ax.set_yscale("log")
-    ax.set_xlabel("iterations (pair updates)")
+    ax.set_xlabel("iterations" + ("" if quantity in LOG_SCALE[1:] else " (pair updates)"))
     ax.set_ylabel(QUANTITIES[quantity])
     ax.set_title(f"{conv.dataset}: {QUANTITIES[quantity]}")
     if relative:
@@ -98,6 +100,8 @@ def write_convergence(convs: list[Convergence], out_dir: Path, stems: dict[str, 
     dataset's file-name stem; the paths written."""
     written: list[Path] = []
     for conv in convs:
+        if not conv.quantities:  # nothing drawable was recorded for this dataset
+            continue
         written += save_figure(convergence_figure(conv), out_dir,
                                f"convergence_{stems[conv.dataset]}")
     return written

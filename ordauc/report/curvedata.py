@@ -30,7 +30,10 @@ from ordauc.experiment.results import CURVE_COLUMNS, CURVES_NAME, read_table
 from ordauc.report.load import solver_names, solver_order
 
 ONE_MINUS_AUC, RELATIVE_OBJECTIVE = "one_minus_auc", "relative_objective"
-QUANTITIES = {ONE_MINUS_AUC: "1 - AUC", RELATIVE_OBJECTIVE: "(P(w) - P*) / P*"}
+# what a solver logs per iteration itself (an ADMM's residuals), drawn as recorded
+LOGGED = {"primal_residual": "primal residual ||r_t||", "dual_residual": "dual residual ||s_t||"}
+QUANTITIES = {ONE_MINUS_AUC: "1 - AUC", RELATIVE_OBJECTIVE: "(P(w) - P*) / P*", **LOGGED}
+LOG_SCALE = (RELATIVE_OBJECTIVE, *LOGGED)
 _SAME_PROBLEM = ("dataset", "repetition", "n_labeled", "n_unlabeled")
 TABLE_COLUMNS = ("solver", "quantity", "iteration", "mean", "std", "n_runs")
 
@@ -129,6 +132,8 @@ def convergence(curves: pd.DataFrame, results: pd.DataFrame, dataset: str) -> Co
                         "results.csv; run `ordauc run` again to complete it")
     auc = mine[mine["metric"] == "auc"]
     parts = [_mean_over_runs(auc.assign(value=1.0 - auc["value"]), ONE_MINUS_AUC)]
+    parts += [_mean_over_runs(mine[mine["metric"] == metric], metric) for metric in LOGGED
+              if (mine["metric"] == metric).any()]
     objective = mine[mine["metric"] == "objective"]
     if len(objective):
         parts.append(_mean_over_runs(_relative_objective(objective, shared),
