@@ -215,10 +215,10 @@ def test_columns_metrics_and_transductive_evaluation(test_solvers, write_config,
                 "c_index", "mze", "mae", "amae", "mmae", "gm", "ms", "spearman", "tau", "wkappa",
                 "fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb",
                 "fit_key", "shared_fit", "tuning", "cv_metric", "cv_score", "cv_failed",
-                "cv_message", "n_iter", "warnings", "profile",
+                "cv_message", "n_iter", "warnings", "profile", "thresholds",
                 "p_delay", "p_gamma", "p_lam", "p_random_state", "p_sigma", "split_seed",
                 "solver_seed", "config_hash", "ordauc_version", "git_sha", "python", "numpy",
-                "platform", "started_at"]
+                "platform", "machine_memory_gb", "started_at"]
     assert list(table.columns) == expected
     binary = table.loc["breast_cancer/mean_ranker/r0/l30/u20"]
     ordinal = table.loc["diabetes/mean_ranker/r0/l30/u20"]
