@@ -41,7 +41,8 @@ bench-report: install  ## benchmarks/RESULTS.md again from benchmarks/results/*.
 	$(BIN)/python benchmarks/report.py
 
 # Every study of the four papers (a config each; configs/offline holds their reduced twins).
-STUDIES := qsg_s2auc qsg_s2auc_time qs3orao qs3orao_time npsvor npsvor_toy npsvor_eps \
+STUDIES := qsg_s2auc qsg_s2auc_time qsg_s2auc_convergence qs3orao qs3orao_time \
+           qs3orao_convergence npsvor npsvor_toy npsvor_eps \
            npsvor_tolerance npsvor_scale npsvor_movielens auc_dcd
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 PROFILE ?= paper

@@ -34,7 +34,12 @@ Schema (every key but ``datasets``, ``resampling`` and ``solvers`` is optional; 
     curves: null              # {every: 100}: iterative solvers' checkpoints into curves.csv;
                               # until: N records none after iteration N (default: all);
                               # sample: N scores each checkpoint on a fixed seeded draw of at
-                              # most N evaluation rows (default: all of them)
+                              # most N evaluation rows (default: all of them);
+                              # spacing: log keeps about 20 checkpoints per decade of
+                              # iterations (default linear: every one); reference: samult fits
+                              # that solver once per cell on the same rows with the final
+                              # model's shared hyper-parameters and records
+                              # reference_error = mean (f_t(x) - f_ref(x))^2 per checkpoint
     timeout: null             # seconds per cell, or null for none
     memory_limit: null        # e.g. 12GB; default a safe share of this machine's memory
     solvers:                  # label: {solver: <registry name>, params, grid, tuning, sweep}
@@ -54,7 +59,7 @@ import itertools
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -80,6 +85,7 @@ MOVED = {"seeds": "resampling: {repeats: N}", "n_labeled": "resampling: {n_label
          "cv": "tuning: {kind: cv, folds: 5, metric: auc}"}
 EVALUATE = ("test", "unlabeled")
 PREPROCESS = ("none", "standardize", "minmax")
+SPACING = ("linear", "log")  # how often a curve records: every checkpoint, or ~20 per decade
 SAMPLING = ("uniform", "stratified")
 BEYOND_DATA = ("error", "drop")
 RESAMPLING = ("budget", "partitions", "kfold")
@@ -164,6 +170,8 @@ class Config:
     curves_every: int | None = None
     curves_until: int | None = None  # no checkpoint recorded after this iteration
     curves_sample: int | None = None  # checkpoints score at most this many evaluation rows
+    curves_spacing: str = "linear"  # "log": about 20 checkpoints per decade of iterations
+    curves_reference: str | None = None  # a solver whose exact fit the iterates are compared with
     timeout: float | None = None
     memory_limit: int | None = None  # bytes; None: the run's default
 
@@ -228,7 +236,7 @@ def parse_config(raw: Any) -> Config:
         if raw.get(key) is None:
             raise UserError(f"the config needs the key {key!r}")
     tuning = _tuning(raw.get("tuning"), "tuning")
-    curves_every, curves_until, curves_sample = _curves(raw.get("curves"))
+    curves = _curves(raw.get("curves"))
     return Config(
         datasets=_datasets(raw["datasets"]),
         solvers=_solvers(raw["solvers"]),
@@ -237,8 +245,8 @@ def parse_config(raw: Any) -> Config:
         evaluate=choice(raw.get("evaluate", "test"), "evaluate", EVALUATE),
         preprocess=choice(raw.get("preprocess", "none"), "preprocess", PREPROCESS),
         tuning=tuning or TuningSpec(),
-        curves_every=curves_every,
-        curves_until=curves_until, curves_sample=curves_sample,
+        curves_every=curves.every, curves_until=curves.until, curves_sample=curves.sample,
+        curves_spacing=curves.spacing, curves_reference=curves.reference,
         timeout=timeout(raw.get("timeout")),
         memory_limit=memory_bytes(raw.get("memory_limit"), "memory_limit"),
     )
@@ -305,17 +313,33 @@ def _tuning(value: Any, key: str) -> TuningSpec | None:
                       metrics=metrics, shared=shared)
 
 
-def _curves(value: Any) -> tuple[int | None, int | None, int | None]:
-    """(every, until, sample) of ``curves``; (None, None, None) without curves."""
+class _Curves(NamedTuple):
+    every: int | None = None
+    until: int | None = None
+    sample: int | None = None
+    spacing: str = "linear"
+    reference: str | None = None
+
+
+def _curves(value: Any) -> _Curves:
+    """The ``curves`` mapping; every field None (no curves) without it."""
     if value is None:
-        return None, None, None
+        return _Curves()
     raw = mapping(value, "curves", example="{every: 100, until: 5000, sample: 2000}")
-    only_keys(raw, ("every", "until", "sample"), "curves")
+    only_keys(raw, ("every", "until", "sample", "spacing", "reference"), "curves")
     every = integer(raw.get("every", 100), "curves.every", 1)
     until = raw.get("until")
     sample = raw.get("sample")
-    return (every, None if until is None else integer(until, "curves.until", every),
-            None if sample is None else integer(sample, "curves.sample", 2))
+    reference = raw.get("reference")
+    if reference is not None:
+        from ordauc import solvers
+
+        if not isinstance(reference, str) or reference not in solvers.names():
+            raise UserError(f"curves.reference must name a registered solver whose exact fit "
+                            f"the iterates are compared with (e.g. samult), got {reference!r}")
+    return _Curves(every, None if until is None else integer(until, "curves.until", every),
+                   None if sample is None else integer(sample, "curves.sample", 2),
+                   choice(raw.get("spacing", "linear"), "curves.spacing", SPACING), reference)
 
 
 def _datasets(value: Any) -> tuple[DatasetSpec, ...]:

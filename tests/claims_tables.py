@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.claims.study import Study
+from ordauc.config import Config
 
 METRICS = ("auc", "mze", "mae", "fit_time_s", "cv_time_s", "predict_time_s", "peak_rss_mb")
 
@@ -52,9 +53,11 @@ def table(*groups: list[dict[str, object]]) -> pd.DataFrame:
 
 
 def study(name: str, *groups: list[dict[str, object]], curves: pd.DataFrame | None = None,
-          offline: bool = False) -> Study:
-    """A :class:`Study` named ``name`` (the config stem its claims expect) from row groups."""
-    return Study(name=name, results=table(*groups), curves=curves, offline=offline)
+          offline: bool = False, config: Config | None = None) -> Study:
+    """A :class:`Study` named ``name`` (the config stem its claims expect) from row groups;
+    ``config`` is the study's parsed config (None: unknown)."""
+    return Study(name=name, results=table(*groups), curves=curves, offline=offline,
+                 config=config)
 
 
 def curve(dataset: str, solver: str, metric: str, iterations: list[int], values: list[float],

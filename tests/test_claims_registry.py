@@ -97,6 +97,12 @@ def test_a_study_is_matched_to_the_papers_by_what_it_ran_not_by_its_name() -> No
         "california", "npsvor.eps=0.2", mae=[0.5] * 5) + runs("california", "npsvor.eps=0.3",
                                                               mae=[0.5] * 5)
     assert kinds_of(study("y", sweep).results) == ("npsvor_eps",)
+    # the solver alone, untuned, under two step sizes: Theorem 1's measurement
+    arms = [*runs("svmguide3", "qsg_s2auc", auc=[0.8] * 5, tuning="none"),
+            *runs("svmguide3", "qsg_s2auc_slow", auc=[0.8] * 5, tuning="none")]
+    assert kinds_of(study("w", arms).results) == ("qsg_s2auc_convergence",)
+    ordinal = runs("abalone", "qs3orao", auc=[0.8] * 5, tuning="none")
+    assert kinds_of(study("v", ordinal).results) == ("qs3orao_convergence",)
     # a folder of no paper's study lists no claim
     assert study("z", runs("codrna", "my_solver", auc=[0.8] * 3)).kinds == ()
 

@@ -177,3 +177,21 @@ def test_a_solvers_logged_residuals_are_drawn_and_nothing_else_is_invented(tmp_p
     other = curves[curves["metric"] == "objective"].assign(metric="something_else")
     written = plot_results(_write(tmp_path / "s", results, other))
     assert not any(p.name.startswith("convergence") for p in written)
+
+
+def test_the_distance_to_an_exact_solution_is_drawn_log_log_beside_c_over_t() -> None:
+    """reference_error (curves.reference) reads as a rate: both axes logarithmic, each line the
+    mean over its solver's runs, and a C/t guide through the first solver's curve."""
+    results, curves = _study()
+    error = curves[curves["metric"] == "objective"].assign(metric="reference_error")
+    conv = convergence(error, results, "set")
+    assert conv.quantities == ["reference_error"]
+    ax = convergence_figure(conv).axes[0]
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    guide = [line for line in ax.get_lines() if line.get_label() == "C/t (Theorem 1)"]
+    assert len(guide) == 1
+    t, c_over_t = guide[0].get_data()
+    first = conv.curve(conv.solvers[0], "reference_error")
+    assert np.allclose(np.asarray(t) * np.asarray(c_over_t), first["mean"].iloc[2] * t[2])
+    drawn = {line.get_label() for line in ax.get_lines()}
+    assert {display_name(s, conv.names) for s in conv.solvers} <= drawn

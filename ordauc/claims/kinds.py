@@ -60,6 +60,12 @@ def _accuracy(ssl: str, baselines: set[str]) -> Callable[[Facts], bool]:
     return lambda f: _qsg(ssl, baselines)(f) and f.tuned
 
 
+def _convergence(ssl: str, baselines: set[str]) -> Callable[[Facts], bool]:
+    # Theorem 1's measurement: the solver alone, untuned (its exact reference is fitted inside
+    # each run, not as a solver of its own)
+    return lambda f: ssl in f.labels and not f.tuned and not f.labels & baselines
+
+
 def _unlabeled(ssl: str, references: set[str]) -> Callable[[Facts], bool]:
     # the matched supervised comparison: the gamma = 1 engine and a supervised reference
     return lambda f: {ssl, f"{ssl}_gamma1"} <= f.labels and bool(f.labels & references)
@@ -77,9 +83,11 @@ SIGNATURES: dict[str, Callable[[Facts], bool]] = {
     "npsvor": lambda f: "npsvor" in f.labels and f.tuned and len(f.labels & NINE) >= 3,
     "qsg_s2auc_time": _time("qsg_s2auc", {"samult", "pnu_auc"}),
     "qsg_s2auc": _accuracy("qsg_s2auc", {"samult", "pnu_auc"}),
+    "qsg_s2auc_convergence": _convergence("qsg_s2auc", {"samult", "pnu_auc"}),
     "unlabeled_binary": _unlabeled("qsg_s2auc", {"svc_rbf"}),
     "qs3orao_time": _time("qs3orao", {"m_samult", "m_pnu_auc"}),
     "qs3orao": _accuracy("qs3orao", {"m_samult", "m_pnu_auc", "svorex"}),
+    "qs3orao_convergence": _convergence("qs3orao", {"m_samult", "m_pnu_auc", "svorex"}),
     "unlabeled_ordinal": _unlabeled("qs3orao", {"svorex", "svorim", "m_svc_rbf"}),
 }
 
@@ -90,7 +98,7 @@ SIGNATURES: dict[str, Callable[[Facts], bool]] = {
 FAMILIES = (("npsvor_eps", "npsvor_tolerance", "npsvor_toy", "npsvor_movielens",
              "npsvor_scale", "npsvor"), ("qsg_s2auc_time", "qsg_s2auc"),
             ("qs3orao_time", "qs3orao"), ("auc_dcd",), ("unlabeled_binary",),
-            ("unlabeled_ordinal",))
+            ("unlabeled_ordinal",), ("qsg_s2auc_convergence",), ("qs3orao_convergence",))
 
 
 def kinds_of(results: pd.DataFrame, stem: str | None = None) -> tuple[str, ...]:

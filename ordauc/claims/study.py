@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ordauc.claims.algebra import lean_text
+from ordauc.claims.costs import with_costs
 
 if TYPE_CHECKING:
     from ordauc.config import Config
@@ -141,6 +142,8 @@ def _run(claim: Claim, study: Study) -> Outcome:
             # the study's own nature, stated as context: the check names its own cause
             evidence = f"{evidence} (this study is {what})"
         return replace(outcome, verdict=state, evidence=evidence)
+    if outcome.verdict == UNDECIDABLE:  # what deciding it would take
+        outcome = replace(outcome, evidence=with_costs(outcome.evidence))
     if outcome.provisional and outcome.verdict == UNDECIDABLE:
         outcome = replace(outcome, statistic=f"{outcome.statistic}{lean_text(outcome.provisional)}"
                           if "leans" not in outcome.statistic else outcome.statistic)
@@ -164,7 +167,7 @@ def check_claims(studies: Iterable[Study], papers: Iterable[str] | None = None) 
             continue
         present = [by_name[s] for s in claim.studies if s in by_name]
         if not present:
-            missing = undecidable(_needs(claim))
+            missing = undecidable(with_costs(_needs(claim)))
             if claim.protocol:
                 missing = replace(missing, verdict=NOT_RECORDED)
             found[claim.id] = Finding(claim, missing)

@@ -320,13 +320,31 @@ def _fit(task: CellTask, estimator: Any, choice: Any, X: Any, y: np.ndarray,
     if task.iterative and config.curves_every:
         scored = [sampled(Xe, ye, config.curves_sample, task.cell.seeds.inner)
                   for Xe, ye in targets]
+        references = None
+        if config.curves_reference:  # fitted before the clock of the recorded fit starts
+            exact = reference_fit(config.curves_reference, model, X, y)
+            references = [np.asarray(exact.decision_function(Xe), np.float64)
+                          for Xe, _ in scored]
         recorder = CurveRecorder(config.curves_every, scored, task.cell.task, n_classes,
-                                 until=config.curves_until)
+                                 until=config.curves_until, spacing=config.curves_spacing,
+                                 references=references)
     seconds = fit_timed(model, X, y, **({"checkpoint": recorder} if recorder else {}))
     traces = trace_rows(model, config.curves_every, config.curves_until)
     if recorder is None:
         return _Fit(model, seconds, [list(traces) for _ in targets])
     return _Fit(model, seconds - recorder.paused_s, [rows + traces for rows in recorder.rows])
+
+
+def reference_fit(name: str, model: Any, X: Any, y: np.ndarray) -> Any:
+    """The registry solver ``name`` fitted on the rows ``model`` is fitted on, with every
+    hyper-parameter of ``model`` that it also has (e.g. SAMULT, the exact minimiser of the
+    objective QSG-S2AUC and QS3ORAO approach, with their lam, sigma and gamma)."""
+    from ordauc import solvers
+
+    own = solvers.get(name)
+    shared = {k: v for k, v in model.get_params(deep=False).items()
+              if k in own.get_params(deep=False)}
+    return clone(own).set_params(**shared).fit(X, y)
 
 
 def sampled(X: Any, y: np.ndarray, size: int | None, seed: int

@@ -40,6 +40,20 @@ def evaluate(model: Any, X: Any, y: np.ndarray, task: str, n_classes: int) -> di
     return {**values, "predict_time_s": elapsed}
 
 
+PER_DECADE = 20  # checkpoints per decade of iterations with ``spacing="log"``
+
+
+def on_log_grid(iteration: int, every: int) -> bool:
+    """Whether checkpoint ``iteration`` (a multiple of ``every``) is the first to enter a new
+    1/20 of a decade of iterations: about 20 recorded per decade, evenly on a log axis, which
+    a log-log slope needs and which costs a fraction of recording every checkpoint."""
+    if iteration <= every:
+        return True
+    bins = np.floor(PER_DECADE * np.log10(np.array([iteration - every, iteration]) / every)
+                    + 1e-9)  # the 1e-9 keeps an exact power of ten in its own bin
+    return bool(bins[1] > bins[0])
+
+
 class CurveRecorder:
     """A :class:`~ordauc.solvers._base.Checkpoint` that records the ranking metric of each
     evaluation set (and the iterate's objective, where it has one) every ``every`` iterations.
@@ -52,15 +66,24 @@ class CurveRecorder:
     final fit of a cell is recorded: under ``tuning: test`` the kept model is a grid candidate,
     fitted without a recorder. With ``until``, calls after that iteration record nothing, and
     ``until`` tells a solver that reads it that it may stop calling (a figure of the first
-    iterations needs no more).
+    iterations needs no more). With ``spacing="log"`` only the checkpoints of
+    :func:`on_log_grid` are recorded. ``references`` (one score vector per target) are an
+    exact solution's scores on the targets' rows: each checkpoint then also records
+    ``reference_error``, the mean of (f_t(x) - f_ref(x))^2 over the rows, the pointwise error
+    the QSG papers' Theorem 1 bounds by O(1/t).
     """
 
     def __init__(self, every: int, targets: list[tuple[Any, np.ndarray]], task: str,
-                 n_classes: int, until: int | None = None) -> None:
+                 n_classes: int, until: int | None = None, spacing: str = "linear",
+                 references: list[np.ndarray] | None = None) -> None:
         self.every = int(every)
         self.until = None if until is None else int(until)
         self.targets = [(X, np.asarray(y)) for X, y in targets]
         self.task, self.n_classes = task, n_classes
+        self.spacing = spacing
+        if references is not None and len(references) != len(self.targets):
+            raise ValueError("one reference score vector per target")
+        self.references = references
         self.rows: list[list[dict[str, Any]]] = [[] for _ in self.targets]
         self.paused_s = 0.0
         self._start = time.perf_counter()
@@ -68,14 +91,18 @@ class CurveRecorder:
     def __call__(self, iteration: int, iterate: Any) -> None:
         if self.until is not None and iteration > self.until:
             return
+        if self.spacing == "log" and not on_log_grid(iteration, self.every):
+            return
         entered = time.perf_counter()
         fit_so_far = entered - self._start - self.paused_s
         objective = float(iterate.objective()) if hasattr(iterate, "objective") else None
-        for (X, y), rows in zip(self.targets, self.rows, strict=True):
+        for i, ((X, y), rows) in enumerate(zip(self.targets, self.rows, strict=True)):
             scores = np.asarray(iterate.decision_function(X), dtype=np.float64)
             values = {"auc": metrics.ranking_score(self.task, y, scores, self.n_classes)}
             if objective is not None:
                 values["objective"] = objective
+            if self.references is not None:
+                values["reference_error"] = float(np.mean((scores - self.references[i]) ** 2))
             for name, value in values.items():
                 rows.append({"iteration": int(iteration), "time_s": fit_so_far,
                              "metric": name, "value": value})

@@ -169,6 +169,10 @@ def settings_hash(config: Config, dataset: DatasetSpec, solver: SolverSpec,
                 "curves": (config.curves_every if config.curves_until is None
                            else [config.curves_every, config.curves_until]),
                 **({"curves_sample": config.curves_sample} if config.curves_sample else {}),
+                **({"curves_spacing": config.curves_spacing}
+                   if config.curves_spacing != "linear" else {}),
+                **({"curves_reference": config.curves_reference}
+                   if config.curves_reference else {}),
                 "seed": config.seed}
     if profile != "paper":
         settings["profile"] = [profile, QUICK.factor, QUICK.min_resources,

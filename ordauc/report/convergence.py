@@ -19,6 +19,7 @@ import pandas as pd
 from ordauc.report.curvedata import (
     LOG_SCALE,
     QUANTITIES,
+    RATE,
     RELATIVE_OBJECTIVE,
     Convergence,
     convergence,
@@ -73,12 +74,28 @@ def draw_quantity(ax: Axes, conv: Convergence, quantity: str,
         drawn.append(y)
     if logged and any(np.isfinite(y).any() for y in drawn):
         ax.set_yscale("log")
+    if quantity == RATE and drawn:  # a rate reads as a slope on log-log axes
+        ax.set_xscale("log")
+        _one_over_t(ax, conv, quantity)
     ax.set_xlabel("iterations" + ("" if quantity in LOG_SCALE[1:] else " (pair updates)"))
     ax.set_ylabel(QUANTITIES[quantity])
     ax.set_title(f"{conv.dataset}: {QUANTITIES[quantity]}")
     if relative:
         ax.text(0.0, -0.22, conv.reference, transform=ax.transAxes, fontsize=7.5,
                 color="0.3", va="top", wrap=True)
+
+
+def _one_over_t(ax: Axes, conv: Convergence, quantity: str) -> None:
+    """A grey C/t guide through the first solver's value at the middle of its curve: the rate
+    the QSG papers' Theorem 1 states, against which the curves' slopes are read."""
+    line = conv.curve(conv.solvers[0], quantity)
+    line = line[line["mean"] > 0]
+    if len(line) < 2:
+        return
+    t = line["iteration"].to_numpy(dtype=np.float64)
+    mid = len(t) // 2
+    c = float(line["mean"].iloc[mid]) * t[mid]
+    ax.plot(t, c / t, color="0.55", linewidth=1.0, linestyle=":", label="C/t (Theorem 1)")
 
 
 def convergence_figure(conv: Convergence) -> Figure:

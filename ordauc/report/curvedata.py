@@ -30,10 +30,13 @@ from ordauc.experiment.results import CURVE_COLUMNS, CURVES_NAME, read_table
 from ordauc.report.load import solver_names, solver_order
 
 ONE_MINUS_AUC, RELATIVE_OBJECTIVE = "one_minus_auc", "relative_objective"
-# what a solver logs per iteration itself (an ADMM's residuals), drawn as recorded
-LOGGED = {"primal_residual": "primal residual ||r_t||", "dual_residual": "dual residual ||s_t||"}
+# drawn as recorded, on a log scale: what a solver logs per iteration itself (an ADMM's
+# residuals), and the distance to an exact solution measured at checkpoints (curves.reference)
+LOGGED = {"primal_residual": "primal residual ||r_t||", "dual_residual": "dual residual ||s_t||",
+          "reference_error": "mean (f_t(x) - f*(x))^2"}
 QUANTITIES = {ONE_MINUS_AUC: "1 - AUC", RELATIVE_OBJECTIVE: "(P(w) - P*) / P*", **LOGGED}
 LOG_SCALE = (RELATIVE_OBJECTIVE, *LOGGED)
+RATE = "reference_error"  # drawn on log-log axes beside a C/t guide
 _SAME_PROBLEM = ("dataset", "repetition", "n_labeled", "n_unlabeled")
 TABLE_COLUMNS = ("solver", "quantity", "iteration", "mean", "std", "n_runs")
 
