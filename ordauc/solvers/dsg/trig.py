@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 # No reassociation: it would fold the three-part reduction back into one product. "No NaN" and
-# "no signed zeros" let the max |z| reduction vectorise (the arguments are finite).
+# "no signed zeros" let the loops vectorise (the arguments are finite).
 _OPTIONS = {"cache": True, "nogil": True, "fastmath": {"contract", "nnan", "nsz"},
             "error_model": "numpy"}
 LIMIT = 8192.0  # |x| up to here: k * PIO2_1 and k * PIO2_2 are exact in float32 (13 + 11 bits)
@@ -54,45 +54,42 @@ def _kernels(x: float) -> tuple[float, float, int]:
 
 
 @njit(**_OPTIONS)
-def _largest(z: np.ndarray) -> float:
-    """max |z| (a separate pass: a reduction inside the loops below keeps them scalar)."""
-    top = np.float32(0.0)
-    for x in z.flat:
-        top = max(top, abs(x))
-    return top
-
-
-@njit(**_OPTIONS)
 def _cos_flat(z: np.ndarray, out: np.ndarray) -> bool:
-    """cos into ``out``; False (``out`` untouched) when an argument is beyond LIMIT."""
-    if _largest(z) > _LIMIT32:
-        return False
+    """cos into ``out``; False when an argument is beyond LIMIT (``out`` is then garbage).
+
+    The range guard is an OR of comparisons fused into the loop: a separate max |z| pass is a
+    scalar reduction LLVM does not vectorise, and cost as much as the cosines."""
+    bad = False
     for i in range(z.size):
-        sin_r, cos_r, q = _kernels(z[i])
+        x = z[i]
+        bad |= abs(x) > _LIMIT32
+        sin_r, cos_r, q = _kernels(x)
         c = cos_r if (q & 1) == 0 else sin_r  # cos(r + q pi/2)
         out[i] = -c if (q == 1 or q == 2) else c
-    return True
+    return not bad
 
 
 @njit(**_OPTIONS)
 def _sincos_blocks(z: np.ndarray, out: np.ndarray) -> bool:
-    if _largest(z) > _LIMIT32:
-        return False
     nb, m, r = z.shape
+    bad = False
     for j in range(nb):
         for f in range(m):
             for i in range(r):
-                sin_r, cos_r, q = _kernels(z[j, f, i])
+                x = z[j, f, i]
+                bad |= abs(x) > _LIMIT32
+                sin_r, cos_r, q = _kernels(x)
                 c = cos_r if (q & 1) == 0 else sin_r
                 s = sin_r if (q & 1) == 0 else cos_r
                 out[j, f, i] = -c if (q == 1 or q == 2) else c
                 out[j, m + f, i] = -s if q >= 2 else s
-    return True
+    return not bad
 
 
 def cos(z: np.ndarray, out: np.ndarray) -> np.ndarray:
     """cos of the contiguous float32 array ``z`` into ``out``, of the same shape and not
-    overlapping it (the loop vectorises only when they are apart)."""
+    overlapping it (the loop vectorises only when they are apart). Beyond LIMIT the whole
+    array is computed again by numpy."""
     if z.size and not _cos_flat(z.reshape(-1), out.reshape(-1)):
         np.cos(z, out=out)
     return out
