@@ -300,3 +300,113 @@ def test_the_admm_residuals_are_logged_and_curves_read_them():
         (100, "dual_residual"), (200, "dual_residual"), (300, "dual_residual")]
     assert rows[0]["value"] == primal[99]
     assert trace_rows(model, None) == [] and trace_rows(object(), 10) == []
+
+
+# -- fit_grid: one factorisation per (kappa, rho), every point bitwise its lone fit ------------
+
+GRID = [dict(C=C, eps=eps, kappa=kappa) for C in (0.5, 5.0) for kappa in (0.3, 2.0)
+        for eps in (0.0, 0.2)]
+# the tolerances and max_iter are shared too (max_iter=3 stops early and warns)
+GRID += [dict(C=1.0, kappa=0.3, eps=0.1, tol_abs=1e-4, tol_rel=1e-4),
+         dict(C=1.0, kappa=2.0, eps=0.1, max_iter=3)]
+FITTED = ("classes_", "n_classes_", "n_features_in_", "support_", "support_vectors_",
+          "dual_coef_", "intercept_", "n_iter_", "converged_")
+
+
+def _grid_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """50 labeled rows in 4 ranks, 10 unlabeled rows among them, and new rows to predict."""
+    X, y = _ordinal_data(60, 4, 3, 11)
+    y = y.copy()
+    y[::6] = -1
+    return X, y, np.random.default_rng(12).normal(size=(40, 3))
+
+
+def _bitwise(a, b, name: str) -> None:
+    a, b = np.asarray(a), np.asarray(b)
+    assert (a.dtype, a.shape) == (b.dtype, b.shape), name
+    assert a.tobytes() == b.tobytes(), name
+
+
+def _assert_is_lone_fit(model, lone, X_new: np.ndarray) -> None:
+    assert isinstance(model, NPSVOR) and model.get_params() == lone.get_params()
+    for name in FITTED:
+        _bitwise(getattr(model, name), getattr(lone, name), name)
+    assert model.traces_.keys() == lone.traces_.keys()
+    for name in lone.traces_:
+        _bitwise(model.traces_[name], lone.traces_[name], name)
+    _bitwise(model.rank_functions(X_new), lone.rank_functions(X_new), "rank_functions")
+    _bitwise(model.predict(X_new), lone.predict(X_new), "predict")
+
+
+def test_grid_fit_factors_once_per_kappa_and_equals_lone_fits_bitwise(monkeypatch) -> None:
+    X, y, X_new = _grid_data()
+    calls = []
+    real = npsvor_module.scipy.linalg.cho_factor
+    monkeypatch.setattr(npsvor_module.scipy.linalg, "cho_factor",
+                        lambda *a, **kw: calls.append(a[0].shape) or real(*a, **kw))
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        results = NPSVOR().fit_grid(X, y, GRID)
+    assert calls == [(50, 50)] * 2  # one factor per kappa for the ten points
+    monkeypatch.undo()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        lones = [NPSVOR().set_params(**point).fit(X, y) for point in GRID]
+    for model, lone in zip(results, lones, strict=True):
+        _assert_is_lone_fit(model, lone, X_new)
+    # a caller's cache, kept across the groups and calls (as the M-* wrappers keep theirs)
+    cache: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for points in (GRID, GRID[::-1]):
+            for i, model in NPSVOR().iter_fit_grid(X, y, points, cache=cache):
+                _assert_is_lone_fit(model, lones[GRID.index(points[i])], X_new)
+    assert not results[-1].converged_ and results[-1].n_iter_ == 3
+    assert len({m.dual_coef_.tobytes() for m in results}) == len(GRID)  # all distinct models
+
+
+def test_grid_fit_an_invalid_point_fails_alone(monkeypatch) -> None:
+    X, y, X_new = _grid_data()
+    real = npsvor_module.admm
+
+    def admm(factor, problems, *args):  # a failure inside the pass, for C = 7 only
+        if problems.upper.max() == 7.0:
+            raise FloatingPointError("C = 7")
+        return real(factor, problems, *args)
+
+    monkeypatch.setattr(npsvor_module, "admm", admm)
+    points = [dict(C=1.0), dict(C=-1.0), dict(C=7.0), dict(eps=-0.1), dict(C=10.0, eps=0.3)]
+    results = NPSVOR(kappa=0.5).fit_grid(X, y, points)
+    assert isinstance(results[1], ValueError) and isinstance(results[3], ValueError)
+    assert isinstance(results[2], FloatingPointError)
+    with pytest.raises(FloatingPointError):  # as its lone fit
+        NPSVOR(kappa=0.5, C=7.0).fit(X, y)
+    for i in (0, 4):
+        _assert_is_lone_fit(results[i], NPSVOR(kappa=0.5).set_params(**points[i]).fit(X, y),
+                            X_new)
+
+
+def test_grid_fit_memory_shares_the_factor() -> None:
+    points = [dict(C=C, eps=e) for C in (0.1, 1.0, 10.0) for e in (0.0, 0.1, 0.2)]
+    one, nine = (NPSVOR().grid_memory(2000, 8, points[:m]) for m in (1, 9))
+    assert one.largest_pass >= 8 * 2000 ** 2  # the n x n factor
+    # each more point adds what it keeps (its model), a small part of one n x n array
+    assert nine.largest_pass - one.largest_pass == nine.kept - one.kept == 8 * one.kept
+    assert one.kept < 8 * 2000 ** 2 / 20
+    two_kappas = NPSVOR().grid_memory(2000, 8, points + [dict(kappa=2.0)])
+    assert two_kappas.largest_pass == nine.largest_pass  # one (kappa, rho) at a time
+
+
+def test_the_tuner_scores_the_same_with_and_without_shared_passes() -> None:
+    from sklearn.model_selection import StratifiedKFold
+
+    from ordauc.experiment.tuning import InnerCV
+
+    X, y = _ordinal_data(80, 4, 3, 13)
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    grid = {"C": [0.5, 5.0], "eps": [0.0, 0.2], "kappa": [0.3, 2.0]}
+    chosen = {shared: InnerCV(folds, ["mze", "mae"], "ordinal", 4, shared=shared).tune(
+        NPSVOR(), X, y, grid) for shared in (True, False)}
+    for metric in ("mze", "mae"):
+        a, b = chosen[True][metric], chosen[False][metric]
+        assert a.params == b.params and a.score == b.score and a.points == b.points
+        assert a.fits == b.fits == 8 * 3 and a.failed == b.failed == 0

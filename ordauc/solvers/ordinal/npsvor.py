@@ -81,6 +81,17 @@ Choices the paper leaves open
 
 NPSVOR has no single ranking function, so it has no ``decision_function``: ``predict`` gives
 labels and :meth:`NPSVOR.rank_functions` the (n, p) values f_k(x).
+
+Grid fits (:mod:`ordauc.solvers.gridfit`)
+-----------------------------------------
+The factor of K + rho I depends on the training rows, kappa and rho only. ``fit_grid`` therefore
+fits the grid points that share (kappa, rho), whatever their C, eps, tolerances and ``max_iter``,
+from one factorisation: the kernel is built and factored once, then each point runs its own ADMM
+on that factor. This is exact, not an approximation: the ADMM reads the factor only through
+triangular solves (and K z through :func:`kernel_times`), and the factor is the same array,
+computed by the same calls on the same rows, whether a lone fit or a pass made it; so each
+point's iterates, stopping iteration, coefficients, biases and logged residuals are bitwise those
+of its lone ``fit``.
 """
 
 from __future__ import annotations
@@ -88,19 +99,28 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
 from scipy.linalg.blas import dtrmm
-from sklearn.base import _fit_context
+from sklearn.base import _fit_context, clone
 from sklearn.exceptions import ConvergenceWarning
 
 from ordauc.solvers._base import OrdaucEstimator, SolverMeta, count, nonnegative, positive
-from ordauc.solvers._labels import split_labels
+from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
+from ordauc.solvers.gridfit import (
+    GridData,
+    GridFit,
+    PassBytes,
+    copy_input_attributes,
+    fit_alone,
+)
 from ordauc.solvers.kernel.samult import gaussian_kernel
 
-__all__ = ["NPSVOR", "ADMMResult", "RankProblems", "admm", "intercepts", "kernel_times"]
+__all__ = ["NPSVOR", "ADMMResult", "RankProblems", "admm", "intercepts", "kernel_factor",
+           "kernel_times"]
 
 _CHUNK_ROWS = 2048
 _RANKS_BUDGET = 32  # ranks assumed by fit_memory_bytes (the data's p is unknown there)
@@ -188,6 +208,18 @@ def admm(factor: tuple[np.ndarray, bool], problems: RankProblems, rho: float, to
                       primal=np.asarray(primal), dual=np.asarray(dual))
 
 
+def kernel_factor(X: np.ndarray, kappa: float, rho: float) -> tuple[np.ndarray, bool]:
+    """``cho_factor(K + rho I)`` (upper) of the kernel of the rows X, built in row blocks and
+    factored in place: one n x n array."""
+    n = X.shape[0]
+    K = np.empty((n, n))
+    for r0 in range(0, n, _CHUNK_ROWS):
+        K[r0:r0 + _CHUNK_ROWS] = gaussian_kernel(X[r0:r0 + _CHUNK_ROWS], X, kappa)
+    K[np.diag_indices(n)] += rho
+    # K is symmetric, so K.T is the same matrix in Fortran order: LAPACK factors it in place.
+    return scipy.linalg.cho_factor(K.T, lower=False, overwrite_a=True, check_finite=False)
+
+
 def kernel_times(factor: tuple[np.ndarray, bool], rho: float, B: np.ndarray) -> np.ndarray:
     """K B = U'(U B) - rho B from the upper Cholesky factor U of K + rho I (the kernel itself was
     overwritten by the factor); only U's triangle is read."""
@@ -241,7 +273,7 @@ def intercepts(Kz: np.ndarray, z: np.ndarray, problems: RankProblems) -> np.ndar
     return b
 
 
-class NPSVOR(OrdaucEstimator):
+class NPSVOR(GridFit, OrdaucEstimator):
     """NPSVOR (Wang et al. 2017): one proximal hyperplane per rank, label argmin_k |f_k(x)|.
 
     For each rank k the dual (8) is solved by the ADMM of Eqs. (11)-(18) with the stopping rule
@@ -287,7 +319,18 @@ class NPSVOR(OrdaucEstimator):
         ADMM iterations run.
     converged_ : bool
         Whether every rank met the stopping rule (19)-(20) before ``max_iter``.
+    traces_ : dict of ndarray
+        ``primal_residual`` and ``dual_residual``: the residuals of (19)-(20) per iteration.
+
+    Notes
+    -----
+    ``fit_grid(X, y, points)`` fits every (C, eps, tol_abs, tol_rel, max_iter) point of a
+    (kappa, rho) from one Cholesky factorisation of K + rho I: grid points sharing kappa (and
+    rho) share it. Each point's model is bitwise its lone fit, since the ADMM iterates depend
+    on the factor only, not on how it was obtained (module docstring).
     """
+
+    grid_shared = frozenset({"C", "eps", "tol_abs", "tol_rel", "max_iter"})
 
     meta = SolverMeta(display="NPSVOR", tasks=("ordinal",),
                       uses_unlabeled=False, proposed=True)
@@ -341,16 +384,17 @@ class NPSVOR(OrdaucEstimator):
         X, y = fit_input(self, X, y, np.float64)
         labels = split_labels(y)
         X = X[labels.labeled]
-        n, p = X.shape[0], labels.n_classes
+        factor = kernel_factor(X, self.kappa, float(self.rho))
+        return self._fit_from_factor(X, labels, factor)
+
+    def _fit_from_factor(self, X: np.ndarray, labels: LabeledSplit,
+                         factor: tuple[np.ndarray, bool]) -> NPSVOR:
+        """The ADMM and the biases on the labeled rows ``X``, given ``factor`` =
+        :func:`kernel_factor` of X with this model's kappa and rho (read, never written): what
+        ``fit`` and a grid pass share."""
+        p = labels.n_classes
         problems = RankProblems.build(labels.z, p, float(self.C), float(self.eps))
         rho = float(self.rho)
-        K = np.empty((n, n))
-        for r0 in range(0, n, _CHUNK_ROWS):
-            K[r0:r0 + _CHUNK_ROWS] = gaussian_kernel(X[r0:r0 + _CHUNK_ROWS], X, self.kappa)
-        K[np.diag_indices(n)] += rho
-        # K is symmetric, so K.T is the same matrix in Fortran order: LAPACK factors it in place.
-        factor = scipy.linalg.cho_factor(K.T, lower=False, overwrite_a=True, check_finite=False)
-        del K
         result = admm(factor, problems, rho, float(self.tol_abs), float(self.tol_rel),
                       int(self.max_iter))
         b = intercepts(kernel_times(factor, rho, result.z), result.z, problems)
@@ -369,8 +413,61 @@ class NPSVOR(OrdaucEstimator):
         if not result.converged:
             warnings.warn(f"NPSVOR's ADMM stopped at max_iter={self.max_iter} before every rank "
                           "met the stopping rule (19)-(20); raise max_iter or the tolerances",
-                          ConvergenceWarning, stacklevel=2)
+                          ConvergenceWarning, stacklevel=3)
         return self
+
+    # -- many grid points at once (ordauc.solvers.gridfit) -----------------------------------
+    def _grid_data(self, X: Any, y: Any) -> GridData:
+        validated = clone(self)  # input validation sets attributes: never on self
+        X, y = fit_input(validated, X, y, np.float64)
+        return GridData(X, y, split_labels(y), validated)
+
+    def _grid_pass(self, data: GridData, models: list[Any], cache: dict) -> list[Any]:
+        """The models of one (kappa, rho), each by its own ADMM on one shared factor."""
+        key = ("npsvor", float(models[0].kappa), float(models[0].rho))
+        if len(models) == 1 and key not in cache:  # nothing to share: the lone fit
+            return [fit_alone(models[0], data)]
+        if key not in cache:
+            cache.clear()  # one (kappa, rho) at a time: the memory _grid_pass_bytes states
+            X = data.X[data.labels.labeled]
+            try:
+                factor: Any = kernel_factor(X, models[0].kappa, float(models[0].rho))
+            except Exception as exc:  # every lone fit of the pass would raise it too
+                factor = exc
+            cache[key] = (X, factor)
+        X, factor = cache[key]
+        if isinstance(factor, Exception):
+            return [factor] * len(models)
+        out: list[Any] = []
+        for est in models:
+            try:
+                est._fit_from_factor(X, data.labels, factor)
+            except Exception as exc:  # this point's own failure; the others go on
+                out.append(exc)
+                continue
+            copy_input_attributes(data.validated, est)
+            out.append(est)
+        return out
+
+    def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
+                         models: list[Any]) -> PassBytes:
+        """Shared: the n x n factor (the kernel, factored in place), the kernel's row blocks
+        while it is built, the copy of the labeled rows, and the workspace of the one ADMM
+        running (about ten n x p float64 arrays, p budgeted at 32 ranks, and its two residual
+        lists of Python floats). Each model keeps its support vectors (at most n x d), its
+        coefficients (at most n x p), its biases and its two residual traces (``max_iter``
+        float64 each). n counts every row: the unlabeled rows are dropped before the kernel is
+        built, but the bound does not rely on knowing how many there are."""
+        n, d, p = int(n_samples), int(n_features), _RANKS_BUDGET
+        block = min(n, _CHUNK_ROWS)
+        iters = max(int(m.max_iter) for m in models)
+        fixed = 8 * (n * n + 2 * block * n + n * d + 10 * n * p + n) + 2 * 32 * iters
+        kept = 8 * (n * d + n * p + p + 2 * iters)
+        return PassBytes(fixed, kept, kept)
+
+    def _grid_data_bytes(self, n_samples: int, n_features: int) -> int:
+        """The validated float64 copy of X (the labeled rows' copy is a pass's)."""
+        return 8 * int(n_samples) * int(n_features)
 
     def rank_functions(self, X: np.ndarray) -> np.ndarray:
         """(n, p): f_k(x) = sum_i beta_ik K(x, x_i) + b_k (Eq. 9) for every rank k."""
