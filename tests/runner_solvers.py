@@ -28,6 +28,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ordauc.errors import ResourceLimitError
 from ordauc.solvers._base import SolverMeta, nonnegative, positive, seed
+from ordauc.solvers.dsg.qsg import QSGS2AUC
 
 FIT_LOG = "ORDAUC_TEST_FIT_LOG"
 
@@ -225,6 +226,16 @@ class RankOnly(BaseEstimator):
         return self.inner_.decision_function(X)
 
 
+class LoggedQSG(QSGS2AUC):
+    """QSG-S2AUC whose every lone ``fit`` is logged (the fit log above): counts the fits a
+    run makes of a real semi-supervised solver, e.g. one configured not to read unlabeled
+    rows."""
+
+    def fit(self, X: Any, y: Any, checkpoint: Any = None) -> LoggedQSG:
+        _log(self, X, y)
+        return super().fit(X, y, checkpoint)
+
+
 TEST_SOLVERS = {
     "mean_ranker": "runner_solvers:MeanRanker",
     "slow_ranker": "runner_solvers:SlowRanker",
@@ -239,6 +250,7 @@ TEST_SOLVERS = {
     "label_only": "runner_solvers:LabelOnly",
     "labeled_ranker": "runner_solvers:LabeledRanker",
     "block_ranker": "runner_solvers:BlockRanker",
+    "logged_qsg": "runner_solvers:LoggedQSG",
 }
 
 

@@ -1,17 +1,18 @@
 """One fit, start to end: dataset -> split -> tune -> fit -> score -> the rows of its cells.
 
 A task is one fit and the cells it serves: one cell for a semi-supervised solver, and for a
-supervised one every ``n_unlabeled`` cell of its labeled set (:attr:`Cell.fit_key`): the
-labeled rows are the same for every unlabeled budget, so the model is tuned and fitted once and
-scored on each cell's evaluation set. :func:`run_cell` is what an execution backend calls. It
-never raises for a failure of the fit: a raising solver gives status ``error`` (with the full
-traceback kept for ``OUT/logs``), :class:`~ordauc.errors.ResourceLimitError` gives ``skipped``,
-and a task past its timeout is killed and gives ``timeout``, for every cell of the task. The
-estimator arrives already built by the parent and the dataset as a handle, so workers never
-consult the solver registry. :func:`measure` is the work itself, which ``ordauc run --debug``
-calls in-process to let exceptions through. Under the ``quick`` profile an inner-CV search is
-successive halving (:class:`~ordauc.experiment.halving.HalvingCV`); every row names its
-profile.
+supervised one (or one configured to read no unlabeled row,
+:func:`~ordauc.experiment.plan.labeled_only`) every ``n_unlabeled`` cell of its labeled set
+(:attr:`Cell.fit_key`): the labeled rows are the same for every unlabeled budget, so the model
+is tuned and fitted once and scored on each cell's evaluation set. :func:`run_cell` is what an
+execution backend calls. It never raises for a failure of the fit: a raising solver gives
+status ``error`` (with the full traceback kept for ``OUT/logs``),
+:class:`~ordauc.errors.ResourceLimitError` gives ``skipped``, and a task past its timeout is
+killed and gives ``timeout``, for every cell of the task. The estimator arrives already built
+by the parent and the dataset as a handle, so workers never consult the solver registry.
+:func:`measure` is the work itself, which ``ordauc run --debug`` calls in-process to let
+exceptions through. Under the ``quick`` profile an inner-CV search is successive halving
+(:class:`~ordauc.experiment.halving.HalvingCV`); every row names its profile.
 """
 
 from __future__ import annotations
@@ -211,7 +212,8 @@ def load_repetition(task: CellTask) -> Any:
 
 def training_arrays(cell: Cell, dataset: Any, split: Split) -> tuple[Any, np.ndarray]:
     """What the solver is fitted on: the labeled rows then the unlabeled ones (y = -1), or the
-    labeled rows alone for a supervised solver, which the runner, not the solver, restricts."""
+    labeled rows alone for a cell planned so (a supervised solver, or one configured to read
+    no unlabeled row), which the runner, not the solver, restricts."""
     if cell.labeled_only:
         return dataset.X[split.labeled], np.asarray(dataset.y)[split.labeled]
     return train_arrays(dataset.X, dataset.y, split)

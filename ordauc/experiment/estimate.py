@@ -10,11 +10,12 @@ its estimate instead (:func:`scale_by_rows`).
 
 A cell costs its fits: with inner k-fold CV over p grid points, p k fits on the fitting part of
 the folds and one refit on every training row; with test selection, p fits; untuned, one fit.
-Cells that share a fit (a supervised solver at every unlabeled size, one search for several
-selection metrics) are counted once; a fit group adds what its process pays once (the fork and
-loading the dataset, both measured), and each cell the scoring of its evaluation rows. The wall
-time at ``n_jobs`` parallel cells is the core time divided by ``n_jobs``, and never below the
-longest single fit group.
+Cells that share a fit (a supervised solver at every unlabeled size, also a semi-supervised one
+whose configuration reads no unlabeled row, :func:`~ordauc.experiment.plan.labeled_only`; one
+search for several selection metrics) are counted once, on the rows it is fitted on; a fit
+group adds what its process pays once (the fork and loading the dataset, both measured), and
+each cell the scoring of its evaluation rows. The wall time at ``n_jobs`` parallel cells is the
+core time divided by ``n_jobs``, and never below the longest single fit group.
 
 Calibrating is bounded: past :data:`CALIBRATION_BUDGET` seconds of timing in one dry run, a
 solver's further datasets reuse its calibration on the dataset with the nearest feature count.
@@ -303,7 +304,10 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
     this machine when it was timed before."""
     from ordauc import solvers
 
-    uses = solvers.info(cell.solver.name).meta.uses_unlabeled
+    # the rows a fit of the cell meets: the labeled ones alone for a cell fitted on them
+    # (a supervised solver, or one whose configuration reads no unlabeled row)
+    declared = solvers.info(cell.solver.name).meta.uses_unlabeled
+    uses = declared and not cell.labeled_only
     shared = [p for p in pass_points(estimator, cell) if cell.tuned]
     spread = grid_spread(estimator, cell)
     if sampler is not None:
@@ -320,6 +324,8 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
                                                 shared, cell.task, k, spread))
     name = (f"{cell.solver.name}|{sorted(estimator.get_params().items())!r}|{cell.task}|{k}"
             f"|{where}|{len(shared)}|{spread!r}")
+    if declared and not uses:  # timed on labeled rows alone: not the semi-supervised timing
+        name += "|labeled rows"
     return cached_calibration(name, make)
 
 

@@ -16,7 +16,13 @@ cells that differ only in ``n_unlabeled`` share one fit (:attr:`Cell.fit_key`): 
 fitted once per (dataset, repetition, n_labeled), and every ``n_unlabeled`` row is scored on its
 own evaluation set. The exception is a solver tuned on the evaluation rows (``tuning: test``)
 when those rows are the unlabeled ones (``evaluate: unlabeled``): its choice depends on
-``n_unlabeled``, so each cell fits its own.
+``n_unlabeled``, so each cell fits its own. A semi-supervised solver may narrow
+``uses_unlabeled`` per configuration: one whose solver spec (fixed parameters and grid) reads
+no unlabeled row, e.g. QSG with gamma = 1 (:func:`~ordauc.solvers._base.reads_unlabeled`), is
+planned as a supervised one, since its model is the same without the unlabeled rows; except
+under ``preprocess: standardize``, where the unlabeled rows are part of the statistics its
+features are scaled by (:func:`labeled_only`). Its settings hash does not depend on this, so
+rows made when it was fitted per ``n_unlabeled`` stay done.
 
 The profile (``ordauc run --profile``): ``paper`` plans every repetition and searches each grid
 in full; ``quick`` plans the first :data:`~ordauc.experiment.halving.QUICK_REPEATS`
@@ -87,7 +93,7 @@ class Cell:
     seeds: SplitSeeds
     solver_seed: int
     config_hash: str
-    labeled_only: bool = False  # a supervised solver: fitted on the labeled rows alone
+    labeled_only: bool = False  # fitted on the labeled rows alone (:func:`labeled_only`)
     shares_fit: bool = False  # its fit serves every n_unlabeled of its labeled set
     cv_metric: str = ""  # the metric that selects this row's point ('' when untuned)
     by_metric: bool = False  # the study selects by several metrics: one cell per metric
@@ -215,6 +221,21 @@ def repetitions(config: Config, dataset: DatasetSpec, data_dir: str | None) -> l
     return list(r.partitions)
 
 
+def labeled_only(config: Config, solver: SolverSpec) -> bool:
+    """Whether ``solver``'s cells train on the labeled rows alone (module docstring): it is
+    supervised, or its spec reads no unlabeled row (the solver class says so) and the study
+    does not standardize by the training rows, which would include the unlabeled ones."""
+    from ordauc import solvers
+    from ordauc.solvers._base import reads_unlabeled
+
+    info = solvers.info(solver.name)
+    if not info.meta.uses_unlabeled:
+        return True
+    if config.preprocess == "standardize":
+        return False
+    return not reads_unlabeled(info.cls, solver.params, solver.grid)
+
+
 def make_plan(config: Config, data_dir: str | None = None, profile: str = "paper") -> Plan:
     """Every applicable cell of ``config``, in config order, under ``profile`` (module
     docstring)."""
@@ -245,8 +266,8 @@ def make_plan(config: Config, data_dir: str | None = None, profile: str = "paper
             selections = tuning.metrics if tuned else ("",)
             digests = {m: settings_hash(config, dataset, solver, m or None, profile)
                        for m in selections}
-            labeled_only = not info.meta.uses_unlabeled
-            shares_fit = labeled_only and not (
+            labeled = labeled_only(config, solver)
+            shares_fit = labeled and not (
                 is_tuned(solver) and tuning.kind == "test" and config.evaluate == "unlabeled")
             for rep in reps:
                 for n_labeled in r.n_labeled:
@@ -257,7 +278,7 @@ def make_plan(config: Config, data_dir: str | None = None, profile: str = "paper
                             cells.append(Cell(
                                 dataset, solver, tuning, task, rep, n_labeled, n_unlabeled,
                                 seeds, solver_seed(seeds.inner, solver.name), digests[metric],
-                                labeled_only=labeled_only, shares_fit=shares_fit,
+                                labeled_only=labeled, shares_fit=shares_fit,
                                 cv_metric=metric, by_metric=len(selections) > 1,
                                 resampling=r, profile=profile))
     if not cells:

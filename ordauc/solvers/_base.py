@@ -3,6 +3,10 @@
 - ``meta``: a :class:`SolverMeta` (display name, tasks, whether it reads unlabeled rows,
   whether it is iterative, which binary solver an M-* wrapper runs). Plots, reports and the
   runner learn about a solver here and nowhere else.
+- ``reads_unlabeled(params, grid)``: whether a configuration of the solver (a config's fixed
+  parameters and grid) reads the unlabeled rows; ``meta.uses_unlabeled`` unless the solver
+  narrows it (QSG with gamma = 1 is supervised). :func:`reads_unlabeled` is what the planner
+  asks.
 - ``_parameter_constraints``: scikit-learn's declaration of every constructor parameter
   (:class:`~sklearn.utils._param_validation.Interval`, ``StrOptions``, ...), checked by
   ``fit`` (scikit-learn's ``@_fit_context``) and by config validation before anything runs. The
@@ -30,7 +34,8 @@ from sklearn.utils import ClassifierTags, Tags
 from sklearn.utils._param_validation import Interval, StrOptions
 
 __all__ = ["Checkpoint", "GammaWeights", "Interval", "Iterate", "Number", "OrdaucEstimator",
-           "SolverMeta", "StrOptions", "count", "nonnegative", "positive", "seed", "unit_interval"]
+           "SolverMeta", "StrOptions", "count", "nonnegative", "positive", "reads_unlabeled",
+           "seed", "spec_values", "unit_interval"]
 
 TASKS = ("binary", "ordinal")
 
@@ -47,7 +52,9 @@ class SolverMeta:
         The tasks it solves, from ``binary`` and ``ordinal``.
     uses_unlabeled : bool
         It reads the rows with ``y == -1`` (semi-supervised). A supervised solver is handed
-        the labeled rows alone and fitted once per labeled set.
+        the labeled rows alone and fitted once per labeled set. A semi-supervised solver may
+        narrow this per configuration (:meth:`OrdaucEstimator.reads_unlabeled`): one whose
+        configuration reads no unlabeled row is run as a supervised one.
     iterative : bool, default=False
         ``fit`` accepts ``checkpoint=`` and reports every ``checkpoint.every`` iterations.
     wrapper_of : str or None, default=None
@@ -81,6 +88,15 @@ class OrdaucEstimator(BaseEstimator):
     _check_params: ClassVar[dict[str, Any]] = {}
     _known_check_failures: ClassVar[dict[str, str]] = {}
 
+    @classmethod
+    def reads_unlabeled(cls, params: dict[str, Any], grid: dict[str, list[Any]]) -> bool:
+        """Whether a fit with the fixed ``params`` at any point of ``grid`` (a config's solver
+        spec) reads the unlabeled rows: ``meta.uses_unlabeled`` here. A semi-supervised solver
+        returns False for the configurations that make it supervised (QSG with gamma = 1):
+        it is then handed the labeled rows alone and fitted once per labeled set, so its model
+        must be the same with the unlabeled rows as without them."""
+        return bool(cls.meta.uses_unlabeled)  # type: ignore[attr-defined] - every solver's
+
     def fit_cost(self, n_samples: int, n_features: int) -> float:
         """The relative work of one ``fit`` on ``n_samples`` rows: the cost model whose
         constants a dry run calibrates on the machine (:mod:`ordauc.experiment.estimate`).
@@ -106,6 +122,28 @@ class OrdaucEstimator(BaseEstimator):
         if self._binary_only:
             tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags
+
+
+def reads_unlabeled(cls: type, params: dict[str, Any], grid: dict[str, list[Any]]) -> bool:
+    """Whether solver class ``cls`` configured with the fixed ``params`` and the ``grid`` of a
+    config's solver spec reads the unlabeled rows: never when its ``meta`` says it is
+    supervised; otherwise what its ``reads_unlabeled`` says (a class without one, e.g. a
+    plain scikit-learn estimator with a ``meta``: its ``meta``)."""
+    if not cls.meta.uses_unlabeled:  # type: ignore[attr-defined] - checked by the registry
+        return False
+    narrow = getattr(cls, "reads_unlabeled", None)
+    return True if narrow is None else bool(narrow(dict(params), dict(grid)))
+
+
+def spec_values(cls: type, name: str, params: dict[str, Any], grid: dict[str, list[Any]]
+                ) -> list[Any]:
+    """Every value parameter ``name`` takes in a solver spec: its grid's values, else its
+    fixed value, else the constructor's default."""
+    if name in grid:
+        return list(grid[name])
+    if name in params:
+        return [params[name]]
+    return [cls().get_params(deep=False)[name]]
 
 
 def warm_fit(estimator: OrdaucEstimator) -> None:

@@ -13,6 +13,8 @@ mean (1 - a + b)^2 = (1 - E a + E b)^2 + Var a + Var b.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -26,6 +28,20 @@ def gamma_vector(gamma: float | list[float] | np.ndarray, n_classes: int) -> np.
     if np.any((g < 0) | (g > 1)):
         raise ValueError(f"gamma must lie in [0, 1], got {g.tolist()}")
     return g
+
+
+def labeled_pairs_only(gammas: list[Any]) -> bool:
+    """Whether every gamma of ``gammas`` (each a number, or a list of gamma_j) is 1 for every
+    subproblem: the objective's unlabeled terms then weigh 1 - gamma_j = 0, so it reads the
+    labeled rows alone."""
+    for gamma in gammas:
+        try:
+            g = np.atleast_1d(np.asarray(gamma, dtype=np.float64))
+        except (TypeError, ValueError):  # not a gamma: config validation says so
+            return False
+        if g.size == 0 or not np.all(g == 1.0):
+            return False
+    return bool(gammas)
 
 
 def pair_risk(a: np.ndarray, b: np.ndarray) -> float:

@@ -66,6 +66,7 @@ from ordauc.solvers._base import (
     nonnegative,
     positive,
     seed,
+    spec_values,
     warm_fit,
 )
 from ordauc.solvers._labels import LabeledSplit, split_labels
@@ -82,7 +83,7 @@ from ordauc.solvers.dsg.engine import (
 from ordauc.solvers.dsg.schedule import STEP_RULES, Schedule, run_seed
 from ordauc.solvers.dsg.steps import QSGSteps
 from ordauc.solvers.gridfit import GridData, GridFit, PassBytes, copy_input_attributes
-from ordauc.solvers.objective import gamma_vector
+from ordauc.solvers.objective import gamma_vector, labeled_pairs_only
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
 
 __all__ = ["QS3ORAO", "QSGS2AUC"]
@@ -145,6 +146,14 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         self.cache_mb = cache_mb
         self.track_kernel = track_kernel
         self.random_state = random_state
+
+    @classmethod
+    def reads_unlabeled(cls, params: dict[str, Any], grid: dict[str, list[Any]]) -> bool:
+        """False when every gamma the spec can take is 1 for every subproblem (the default is
+        0.5): the U terms then weigh 1 - gamma = 0 and the engine draws no U batch, so the
+        batches, the blocks and hence the model are the same with or without the unlabeled
+        rows (the labeled rows in the same order). Such a spec is run as a supervised one."""
+        return not labeled_pairs_only(spec_values(cls, "gamma", params, grid))
 
     # -- fitting ---------------------------------------------------------------------------
     def fit_cost(self, n_samples: int, n_features: int) -> float:

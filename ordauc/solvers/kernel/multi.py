@@ -29,6 +29,7 @@ import numpy as np
 from sklearn.base import _fit_context, clone
 
 from ordauc.solvers._base import OrdaucEstimator
+from ordauc.solvers._base import reads_unlabeled as base_reads_unlabeled
 from ordauc.solvers._labels import UNLABELED, LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.gridfit import (
@@ -89,6 +90,12 @@ class OneModelPerSubproblem(GridFit, OrdaucEstimator):
             cls._parameter_constraints = base._parameter_constraints
         if cls.__doc__ and "Attributes\n" not in cls.__doc__:
             cls.__doc__ = cls.__doc__.rstrip() + _ATTRIBUTES.format(base=base.__name__)
+
+    @classmethod
+    def reads_unlabeled(cls, params: dict[str, Any], grid: dict[str, list[Any]]) -> bool:
+        """As the base solver configured alike: the k-1 models read no unlabeled row when
+        the base's spec reads none (M-SAMULT with every gamma_j = 1)."""
+        return base_reads_unlabeled(cls.base, params, grid)
 
     def subproblem_params(self, j: int, n_classes: int | None = None) -> dict[str, Any]:
         """The base's parameters for subproblem j = 1..k-1 of ``n_classes`` classes (None: as

@@ -28,7 +28,13 @@ import scipy.linalg
 from sklearn.base import _fit_context, clone
 from sklearn.metrics.pairwise import euclidean_distances
 
-from ordauc.solvers._base import GammaWeights, OrdaucEstimator, SolverMeta, positive
+from ordauc.solvers._base import (
+    GammaWeights,
+    OrdaucEstimator,
+    SolverMeta,
+    positive,
+    spec_values,
+)
 from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.gridfit import (
@@ -39,7 +45,7 @@ from ordauc.solvers.gridfit import (
     fit_alone,
 )
 from ordauc.solvers.kernel.multi import OneModelPerSubproblem
-from ordauc.solvers.objective import gamma_vector, objective
+from ordauc.solvers.objective import gamma_vector, labeled_pairs_only, objective
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
 
 _CHUNK_ROWS = 2048
@@ -232,6 +238,15 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
         self.lam = lam
         self.sigma = sigma
         self.gamma = gamma
+
+    @classmethod
+    def reads_unlabeled(cls, params: dict[str, Any], grid: dict[str, list[Any]]) -> bool:
+        """False when every gamma the spec can take is 1 for every subproblem (the default is
+        0.5): no pair set then holds an unlabeled row, the rows of the unlabeled points in
+        (Lap K + lam/2 I) beta = v reduce to lam/2 beta_u = 0, and f is the minimiser on the
+        labeled rows alone (the same function, computed by a smaller solve: equal up to
+        rounding). Such a spec is run as a supervised one."""
+        return not labeled_pairs_only(spec_values(cls, "gamma", params, grid))
 
     def fit_memory_bytes(self, n_samples: int, n_features: int) -> int:
         """Distances, kernel and the in-place solve peak at about two n x n float64 arrays,
