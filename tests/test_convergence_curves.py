@@ -69,7 +69,9 @@ def test_recorder_records_the_pointwise_error_against_the_reference() -> None:
 def test_reference_fit_is_samult_with_the_iterates_hyper_parameters() -> None:
     X, y = _problem(k=3)
     model = QS3ORAO(lam=0.3, sigma=0.7, gamma=0.2, n_iter=5)
-    exact = reference_fit("samult", model, X, y)
+    reference = SAMULT()
+    exact = reference_fit(reference, model, X, y)
+    assert not hasattr(reference, "dual_coef_")  # the task's unfitted solver stays unfitted
     assert isinstance(exact, SAMULT)
     assert (exact.lam, exact.sigma, exact.gamma) == (0.3, 0.7, 0.2)
     alone = SAMULT(lam=0.3, sigma=0.7, gamma=0.2).fit(X, y)

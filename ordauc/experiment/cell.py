@@ -81,6 +81,7 @@ class CellTask:
     memory_budget: int | None = None  # bytes one cell may use: shared grid passes split to it
     guard: Any = None  # the backend's orphan guard (see isolate.run_isolated), or None
     shared_fit: bool = False
+    reference: Any = None  # unfitted ``curves.reference`` solver, or None
 
     @property
     def cell(self) -> Cell:
@@ -323,8 +324,8 @@ def _fit(task: CellTask, estimator: Any, choice: Any, X: Any, y: np.ndarray,
         scored = [sampled(Xe, ye, config.curves_sample, task.cell.seeds.inner)
                   for Xe, ye in targets]
         references = None
-        if config.curves_reference:  # fitted before the clock of the recorded fit starts
-            exact = reference_fit(config.curves_reference, model, X, y)
+        if task.reference is not None:  # fitted before the clock of the recorded fit starts
+            exact = reference_fit(task.reference, model, X, y)
             references = [np.asarray(exact.decision_function(Xe), np.float64)
                           for Xe, _ in scored]
         recorder = CurveRecorder(config.curves_every, scored, task.cell.task, n_classes,
@@ -337,16 +338,13 @@ def _fit(task: CellTask, estimator: Any, choice: Any, X: Any, y: np.ndarray,
     return _Fit(model, seconds - recorder.paused_s, [rows + traces for rows in recorder.rows])
 
 
-def reference_fit(name: str, model: Any, X: Any, y: np.ndarray) -> Any:
-    """The registry solver ``name`` fitted on the rows ``model`` is fitted on, with every
-    hyper-parameter of ``model`` that it also has (e.g. SAMULT, the exact minimiser of the
-    objective QSG-S2AUC and QS3ORAO approach, with their lam, sigma and gamma)."""
-    from ordauc import solvers
-
-    own = solvers.get(name)
-    shared = {k: v for k, v in model.get_params(deep=False).items()
-              if k in own.get_params(deep=False)}
-    return clone(own).set_params(**shared).fit(X, y)
+def reference_fit(reference: Any, model: Any, X: Any, y: np.ndarray) -> Any:
+    """A copy of the unfitted solver ``reference`` fitted on the rows ``model`` is fitted on,
+    with every hyper-parameter of ``model`` that it also has (e.g. SAMULT, the exact minimiser
+    of the objective QSG-S2AUC and QS3ORAO approach, with their lam, sigma and gamma)."""
+    own = reference.get_params(deep=False)
+    shared = {k: v for k, v in model.get_params(deep=False).items() if k in own}
+    return clone(reference).set_params(**shared).fit(X, y)
 
 
 def sampled(X: Any, y: np.ndarray, size: int | None, seed: int

@@ -282,6 +282,7 @@ def build_tasks(ready: Prepared, config: Config, options: RunOptions) -> list[Ce
     plan, checked, backend = ready.plan, ready.checked, ready.backend
     estimators = {s.label: solvers.get(s.name, **s.params) for s in config.solvers}
     iterative = {s.label: solvers.info(s.name).meta.iterative for s in config.solvers}
+    reference = solvers.get(config.curves_reference) if config.curves_reference else None
     handles = {d.label: backend.data_handle(DatasetRef(d.name, d.params, options.data_dir))
                for d in config.datasets}
     shared, guard = provenance(), backend.guard()
@@ -295,7 +296,8 @@ def build_tasks(ready: Prepared, config: Config, options: RunOptions) -> list[Ce
         tasks.append(CellTask(cells, estimators[label], iterative[label],
                               handles[cells[0].dataset.label],
                               tuple(checked.sizes[c.split_key] for c in cells), config,
-                              shared, checked.cell_budget, guard, shared_fit=len(budgets) > 1))
+                              shared, checked.cell_budget, guard, shared_fit=len(budgets) > 1,
+                              reference=reference))
     return tasks
 
 
