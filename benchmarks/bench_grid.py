@@ -21,8 +21,12 @@
     from costs measured here at d = 20 (the datasets have d = 3..128: the W x products grow with
     d, the cosines do not), fits only (no scoring, no final refit).
 
-One BLAS thread throughout, as the runner's workers. The machine is shared with other jobs:
-short measurements are repeated (min and median recorded) and the load average is recorded.
+One BLAS thread throughout, as the runner's workers. Times are CPU time, and (c)'s variants take
+turns, so that other jobs on a shared machine slow none of them more than another; short
+measurements are repeated (min and median recorded) and the load average is recorded. (c) also
+records numpy's cosine time over the compiled loop's at the engine's shapes, and which of the two
+this machine's processes choose (:mod:`ordauc.solvers.dsg.trig`). Running some sections keeps the
+other sections' last figures in the JSON; each section records when and at which commit it ran.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary
 from ordauc.data.catalog import QSG_ENTRIES
+from ordauc.solvers.dsg import trig
 from ordauc.solvers.dsg.engine import EngineOptions
 from ordauc.solvers.dsg.qsg import QSGS2AUC
 from ordauc.solvers.dsg.unlabeled import pool_start
@@ -86,13 +91,30 @@ def _fold(X: np.ndarray, y: np.ndarray, fold: int) -> tuple[np.ndarray, np.ndarr
     return X[keep], y[keep]
 
 
+def _cpu(fn) -> float:
+    """CPU seconds of one call (one BLAS thread: the process's CPU time is the call's)."""
+    t = time.process_time()
+    fn()
+    return time.process_time() - t
+
+
+def _summary(times: list[float]) -> dict:
+    return {"min_s": min(times), "median_s": float(np.median(times)), "all_s": times,
+            "clock": "cpu"}
+
+
 def _timed(fn, reps: int = 1) -> dict:
-    times = []
+    return _summary([_cpu(fn) for _ in range(reps)])
+
+
+def _alternated(variants: dict, reps: int) -> dict:
+    """Each variant ``reps`` times, the variants taking turns (a load that comes and goes falls
+    on all of them alike), in CPU time."""
+    times: dict = {name: [] for name in variants}
     for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return {"min_s": min(times), "median_s": float(np.median(times)), "all_s": times}
+        for name, fn in variants.items():
+            times[name].append(_cpu(fn))
+    return {name: _summary(t) for name, t in times.items()}
 
 
 def _one_sigma(sigma: float) -> list[dict]:
@@ -158,12 +180,15 @@ def bench_c(T: int, shared: dict) -> dict:
     X, y = _data(200, 20_000)
     unl = X[y == -1]
     base = dict(lam=1.0, gamma=0.5, sigma=1.0, **_params(T))
-    new = _timed(lambda: QSGS2AUC(**base).fit(X, y), reps=3)
     today_model = Today(**base)
-    today = _timed(lambda: today_model.fit(X, y), reps=2)
+    QSGS2AUC(**base).warm_up()  # the compiled loops loaded and the cosine chosen: not timed
+    timed = _alternated({"new": lambda: QSGS2AUC(**base).fit(X, y),
+                         "today": lambda: today_model.fit(X, y),
+                         "pool_only": lambda: PoolOnly(**base).fit(X, y),
+                         "cosine_only": lambda: CosineOnly(**base).fit(X, y)}, reps=3)
+    new, today = timed["new"], timed["today"]
+    pool_only, cosine_only = timed["pool_only"], timed["cosine_only"]
     score = _timed(lambda: today_model.decision_function(unl), reps=3)
-    pool_only = _timed(lambda: PoolOnly(**base).fit(X, y), reps=2)
-    cosine_only = _timed(lambda: CosineOnly(**base).fit(X, y), reps=1)
     model = QSGS2AUC(**base).fit(X, y)
     f = today_model.decision_function(unl)
     gap = (None if model.unlabeled_scores_ is None  # a --quick run keeps no pool
@@ -178,6 +203,9 @@ def bench_c(T: int, shared: dict) -> dict:
             "cosine_alone_ratio": t_old / cosine_only["median_s"],
             "max_rel_gap_decision_vs_today": fit_gap,
             "max_rel_gap_unlabeled_scores_vs_today_decision": gap,
+            "cosine_numpy_over_compiled": trig.timed_ratios(),
+            "cosine_chosen": {k: "compiled" if trig.compiled_wins(k) else "numpy"
+                              for k in ("cos", "sincos")},
             "target": ">= 2.5x (fit), >= 5x (fit + transductive scores)"}
 
 
@@ -229,14 +257,19 @@ def main() -> None:
     T = 300 if args.quick else 2000
     order = [k for k in ("c", "a", "b", "p") if k in args.which]  # (a) and (p) reuse (c)
     bench_start = time.perf_counter()
-    results = {**provenance(), "quick": args.quick}
+    out = Path(args.out)
+    # a run of some sections keeps the others' last figures (each section says when it ran)
+    kept = json.loads(out.read_text()) if out.exists() and set(order) != {"c", "a", "b", "p"} \
+        else {}
+    results = {**kept, **provenance(), "quick": args.quick}
     shared: dict = {}
     with threadpool_limits(1):
         for key in order:
             fn = {"a": lambda: bench_a(T, shared), "b": bench_b,
                   "c": lambda: bench_c(T, shared), "p": lambda: bench_p(T, shared)}[key]
             start = time.perf_counter()
-            results[key] = {**fn(), "bench_s": time.perf_counter() - start}
+            results[key] = {**fn(), "bench_s": time.perf_counter() - start,
+                            "run": provenance()}
             print(key, json.dumps(results[key], indent=1), flush=True)
     results["load_average_end"] = os.getloadavg()
     results["bench_s"] = time.perf_counter() - bench_start
@@ -245,7 +278,6 @@ def main() -> None:
         print(f"QSG papers' CV protocol ({p['cells']} cells x 10 trials x 5 folds x 539 points): "
               f"{p['before_h']:.0f} h before, {p['after_h']:.0f} h after on this machine "
               f"(one core), {p['ratio']:.0f}x")
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n")
 

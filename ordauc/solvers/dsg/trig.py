@@ -16,10 +16,20 @@ reduction never relies on a fused multiply-add being available.
 The scoring path (``decision_function``, :meth:`FeatureBlocks.evaluate` by default) keeps
 numpy's cosine: a fitted model scores as before.
 
+Which is faster depends on the machine (numpy may call a vectorised libm, the compiled loop needs
+LLVM to vectorise it), so each process times both once, at the engine's shapes, before its first
+call (:func:`compiled_wins`: CPU time of the calling thread, the variants alternated) and uses the
+faster; numpy's is taken only when it is clearly faster, so that a noisy timing does not flip a
+machine's choice from run to run. ``ORDAUC_COSINE=compiled`` or ``numpy`` fixes the choice. Either
+gives the same iterates up to float32 rounding.
+
 numba's on-disk cache keys a compiled loop on this module's source only.
 """
 
 from __future__ import annotations
+
+import os
+import time
 
 import numpy as np
 from numba import njit
@@ -86,20 +96,89 @@ def _sincos_blocks(z: np.ndarray, out: np.ndarray) -> bool:
     return not bad
 
 
+def _numpy_cos(z: np.ndarray, out: np.ndarray) -> None:
+    np.cos(z, out=out)
+
+
+def _numpy_sincos(z: np.ndarray, out: np.ndarray) -> None:
+    m = z.shape[1]
+    np.cos(z, out=out[:, :m])
+    np.sin(z, out=out[:, m:])
+
+
+ENVIRONMENT = "ORDAUC_COSINE"  # "compiled" or "numpy" fixes the choice; unset or "auto" times it
+MARGIN = 0.8  # numpy's is chosen only below this fraction of the compiled loop's time
+_ROUNDS = 7
+_CHOSEN: dict[str, bool] = {}
+
+
+def _cpu_seconds(fn: object, z: np.ndarray, out: np.ndarray) -> float:
+    start = time.thread_time()
+    fn(z, out)  # type: ignore[operator]
+    return time.thread_time() - start
+
+
+def _median_ratio(compiled: object, plain: object, z: np.ndarray, out: np.ndarray) -> float:
+    """Median over alternated rounds of (numpy's time) / (compiled time), CPU time."""
+    compiled(z, out)  # type: ignore[operator]  # loads the compiled loop: not timed
+    ratios = []
+    for _ in range(_ROUNDS):
+        t_compiled = _cpu_seconds(compiled, z, out)
+        t_plain = _cpu_seconds(plain, z, out)
+        ratios.append(t_plain / max(t_compiled, 1e-9))
+    return float(np.median(ratios))
+
+
+def timed_ratios(rows: int = 2048, m: int = 64, blocks: int = 4, seed: int = 0
+                 ) -> dict[str, float]:
+    """numpy's time over the compiled loop's for ``cos`` and ``sincos_blocks`` on arguments of
+    the engine's shapes (``blocks`` blocks of ``m`` frequencies against ``rows`` rows, values
+    as W x of features in [0, 1]), medians of alternated rounds in CPU time; above 1 the
+    compiled loop is faster."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(scale=3.0, size=(blocks, m, rows)).astype(np.float32)
+    flat_out = np.empty_like(z)
+    block_out = np.empty((blocks, 2 * m, rows), np.float32)
+
+    def flat(a: np.ndarray, o: np.ndarray) -> None:
+        _cos_flat(a.reshape(-1), o.reshape(-1))
+
+    return {"cos": _median_ratio(flat, _numpy_cos, z, flat_out),
+            "sincos": _median_ratio(_sincos_blocks, _numpy_sincos, z, block_out)}
+
+
+def compiled_wins(which: str) -> bool:
+    """Whether the compiled loop ``which`` ("cos" or "sincos") is used in this process: fixed
+    by ``ORDAUC_COSINE``, else timed once (:func:`timed_ratios`) and kept unless numpy's is
+    faster by more than the margin."""
+    if which not in _CHOSEN:
+        fixed = os.environ.get(ENVIRONMENT, "auto").strip().lower()
+        if fixed in ("compiled", "numpy"):
+            _CHOSEN.update(cos=fixed == "compiled", sincos=fixed == "compiled")
+        else:
+            ratios = timed_ratios()
+            _CHOSEN.update({k: r >= MARGIN for k, r in ratios.items()})
+    return _CHOSEN[which]
+
+
 def cos(z: np.ndarray, out: np.ndarray) -> np.ndarray:
     """cos of the contiguous float32 array ``z`` into ``out``, of the same shape and not
-    overlapping it (the loop vectorises only when they are apart). Beyond LIMIT the whole
-    array is computed again by numpy."""
-    if z.size and not _cos_flat(z.reshape(-1), out.reshape(-1)):
+    overlapping it (the loop vectorises only when they are apart), by the faster of the
+    compiled loop and numpy here (:func:`compiled_wins`). Beyond LIMIT the whole array is
+    computed again by numpy."""
+    if not z.size:
+        return out
+    if not compiled_wins("cos") or not _cos_flat(z.reshape(-1), out.reshape(-1)):
         np.cos(z, out=out)
     return out
 
 
 def sincos_blocks(z: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Features of blocks laid out as the coefficients: ``z`` (blocks, m, rows) float32
-    contiguous, ``out`` (blocks, 2m, rows) gets cos(z) in [:, :m] and sin(z) in [:, m:]."""
-    m = z.shape[1]
-    if z.size and not _sincos_blocks(z, out):
-        np.cos(z, out=out[:, :m])
-        np.sin(z, out=out[:, m:])
+    contiguous, ``out`` (blocks, 2m, rows) gets cos(z) in [:, :m] and sin(z) in [:, m:]
+    (the faster of the compiled loop and numpy here)."""
+    if not z.size:
+        return out
+    if not compiled_wins("sincos") or not _sincos_blocks(z, out):
+        _numpy_sincos(z, out)
     return out
