@@ -71,6 +71,7 @@ from ordauc.solvers._base import (
 )
 from ordauc.solvers._labels import LabeledSplit, split_labels
 from ordauc.solvers._validation import fit_input, predict_input
+from ordauc.solvers.dsg import trig
 from ordauc.solvers.dsg.engine import (
     Divergence,
     EngineOptions,
@@ -168,8 +169,10 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
 
     def warm_up(self) -> None:
         """Load the compiled trigonometric loops (numba) by a fit on a tiny problem: a cell
-        forked afterwards does not pay for them again (about 0.4 s)."""
+        forked afterwards does not pay for them again (about 0.4 s), and the choice between the
+        compiled cosine and numpy's made (:func:`.trig.compiled_wins`), which times both."""
         warm_fit(self)
+        trig.compiled_wins("cos")
 
     def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
         """Every row against the n_iter blocks of random features: n_eval n_iter block d,
