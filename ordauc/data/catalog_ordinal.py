@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ordauc.data.spec import CC_BY, UCI, Entry, Source
+from ordauc.data.spec import CC_BY, UCI, Entry, Source, stand_ins
 
 QS3 = "QS3ORAO (Shi et al., AAAI 2020)"
 NPS = "NPSVOR (Wang et al., IEEE Trans. Cybernetics 2017)"
@@ -85,7 +85,8 @@ def _chu(name: str, zipname: str, folder: str, stem: str, n: int, d: int, split:
          ) -> Entry:
     return Entry(name=name, task="ordinal", paper=NPS, recipe="chu",
                  sources={"archive": Source(f"ordinal_{zipname}.zip",
-                                            (f"{CHU}/ordinal_{zipname}.zip",))},
+                                            (f"{CHU}/ordinal_{zipname}.zip",),
+                                            copies=stand_ins(f"ordinal_{zipname}.zip"))},
                  n=n, d=d, n_classes=5, origin="Chu Wei", licence=CHU_LICENCE,
                  citation=CHU_CITE, options={"folder": folder, "stem": stem, "split": split},
                  params={**BINNED, "partition": None}, set_by=dict(BINS_SET_CLASSES),
@@ -146,7 +147,8 @@ _SURVEY = [("contact-lenses", "contact-lenses", 24, 6, 3), ("pasture", "pasture"
            ("winequality-red", "winequality-red", 1_599, 11, 6), ("esl", "ESL", 488, 4, 9),
            ("era", "ERA", 1_000, 4, 9)]
 _ORREVIEW = Source("datasets-orreview.zip",
-                   ("http://www.uco.es/grupos/ayrna/ucobigfiles/datasets-orreview.zip",))
+                   ("http://www.uco.es/grupos/ayrna/ucobigfiles/datasets-orreview.zip",),
+                   copies=stand_ins("datasets-orreview.zip"))
 
 
 def _survey(name: str, folder: str, n: int, d: int, k: int) -> Entry:

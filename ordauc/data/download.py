@@ -4,9 +4,13 @@ The file is streamed (requests) into ``.partial/<name>``; a cut connection is re
 HTTP Range request after a back-off; a 4xx or 5xx answer moves on to the next URL. Once complete
 the file is checked (:func:`ordauc.data.archive.check_integrity`, then the checksum: the
 catalogue's pin if it has one, else the hash recorded when the file was first downloaded, else
-it is recorded now) and only then renamed to ``downloads/<name>``. A file that fails a check is
-deleted. A download that fails for network reasons keeps its partial bytes in ``.partial/`` so
-the next fetch resumes it; they never count as cached.
+it is recorded now) and only then renamed to ``downloads/<name>``. The repository's stand-ins
+(``Source.copies``: rebuilt or converted files in ``data/offline-mirror``) are accepted from a
+mirror by their own sha256 and never recorded as the host's hash, so a later real download is
+still held to the host's; a cached stand-in serves fetches from a mirror only (a fetch from the
+hosts replaces it with the host's file). A file that fails a check is deleted. A download that
+fails for network reasons keeps its partial bytes in ``.partial/`` so the next fetch resumes it;
+they never count as cached.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ from ordauc.errors import NetworkError, UserError
 
 CHUNK = 1 << 20
 FIRST = "sha256 recorded on this first download"
+COPY = ("sha256 of the repository's stand-in (data/offline-mirror/MANIFEST.csv), not the "
+        "host's file")
 NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
@@ -76,13 +82,18 @@ def obtain(source: Source, cache: DataCache, mirrors: Sequence[str] = (), *,
         # Verified on every use: a cached copy must still have the pinned or recorded hash.
         sha, md5 = hash_file(final)
         expected, how = expected_sha256(source, cache)
-        if expected is None and (source.md5 is None or md5 == source.md5):
-            _record(cache, source.filename, sha, final.stat().st_size, "")
-            expected, how = sha, FIRST
-        if sha == expected:
-            lock = cache.lock().get(source.filename, {})
-            return Obtained(final, lock.get("url", ""), sha, final.stat().st_size, how)
-        final.unlink()  # changed since it was verified: never use it, download afresh
+        if sha in source.copies and sha != expected:
+            if mirrors:  # a stand-in serves fetches from a mirror, never those from the hosts
+                return Obtained(final, "", sha, final.stat().st_size, COPY)
+        else:
+            if expected is None and (source.md5 is None or md5 == source.md5):
+                _record(cache, source.filename, sha, final.stat().st_size, "")
+                expected, how = sha, FIRST
+            if sha == expected:
+                lock = cache.lock().get(source.filename, {})
+                return Obtained(final, lock.get("url", ""), sha, final.stat().st_size, how)
+        # Changed since it was verified, or a stand-in while the hosts are asked: download afresh
+        final.unlink()
     cache.partial.mkdir(parents=True, exist_ok=True)
     part = cache.partial / source.filename
     try:
@@ -111,7 +122,8 @@ def obtain(source: Source, cache: DataCache, mirrors: Sequence[str] = (), *,
         _discard_partial(cache, part)
         _raise_if_no_space(exc, cache, source.filename)
         raise
-    _record(cache, source.filename, sha, size, url)  # where it came from, and its hash
+    if how != COPY:  # a stand-in's hash must never become the one the host's file is held to
+        _record(cache, source.filename, sha, size, url)  # where it came from, and its hash
     _discard_partial(cache, part)
     return Obtained(final, url, sha, size, how)
 
@@ -127,6 +139,8 @@ def expected_sha256(source: Source, cache: DataCache) -> tuple[str | None, str]:
 
 
 def _verify(source: Source, cache: DataCache, url: str, sha: str, md5: str) -> str:
+    if sha in source.copies and url not in source.urls:
+        return COPY  # from a mirror; the same bytes from a host are the host's file
     if source.md5 and md5 != source.md5:
         raise UserError(f"{source.filename} from {url} has md5 {md5} but "
                         f"{source.pin_by or 'the catalogue'} publishes {source.md5}, so it was "
