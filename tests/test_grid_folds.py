@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from threadpoolctl import threadpool_limits
 
 from ordauc.data import load
 from ordauc.experiment.tuning import InnerCV
+from ordauc.solvers.gridfit import FoldOf
 from ordauc.solvers.kernel.pnu_auc import PNUAUC
 from ordauc.solvers.kernel.samult import MSAMULT, SAMULT
 from ordauc.solvers.ordinal.npsvor import NPSVOR
@@ -266,3 +268,20 @@ def test_inner_cv_over_the_folds_chooses_as_one_fit_per_point(name, monkeypatch)
                 assert (math.isnan(sa) and math.isnan(sb)) or abs(sa - sb) <= 1e-12
     if name == "m_samult":  # the gamma list of the wrong length fails on every fold
         assert runs["folds"][0]["auc"].failed == 2 * 2 * len(folds)
+
+
+def test_samult_states_the_whole_data_blocks_in_a_fold_pass():
+    """A fold sharing the whole data's path holds the whole's K and decomposition (larger than
+    its own) and the kernel of its tracked rows: the budget splits by that."""
+    X, y = _semi("synthetic_binary", 200, 60)
+    fit, val = _folds(y)[0]
+    est = SAMULT(sigma=0.7)
+    models = [clone(est).set_params(lam=lam) for lam in (0.5, 2.0)]
+    data = est._grid_data(X[fit], y[fit])
+    alone = est._grid_data_pass_bytes(data, models)
+    shared = est._grid_data_pass_bytes(
+        replace(data, whole=FoldOf(est._grid_data(X, y), fit, {}), track=X[val]), models)
+    whole = est._grid_pass_bytes(200, X.shape[1], 140, models)
+    assert alone == est._grid_pass_bytes(len(fit), X.shape[1], 140, models)
+    assert shared.fixed >= whole.fixed + 8 * len(val) * len(fit) > alone.fixed
+    assert shared.per_model == alone.per_model

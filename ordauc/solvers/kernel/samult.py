@@ -16,7 +16,9 @@ binary SAMULT models, model j on subproblem j ({y > j} against {y <= j}, U share
 Choices left open: the weights are those of the QSG objective (gamma on R_PN, 1-gamma on
 R_PU + R_NU - 1/2), so that QSG-S2AUC is the scalable SAMULT; thresholds for ``predict`` come from
 the same all-threshold fit as QS3ORAO. ``fit_memory_bytes`` states the O(n^2) memory, so the
-runner skips a cell that cannot fit before it starts.
+runner skips a cell that cannot fit before it starts. The linear algebra (the kernel, the direct
+solve, the grid path of one training set or of a cross-validation fold taken from the whole
+data's) is in :mod:`ordauc.solvers.kernel.kernel_path`.
 """
 
 from __future__ import annotations
