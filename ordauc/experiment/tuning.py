@@ -11,9 +11,13 @@ Two tuners, chosen per study or per solver in the config (``tuning.kind``):
 
 A solver with shared grid fits (``iter_fit_grid``: one pass fits every point that shares its
 work, e.g. the QSG engine's (lam, gamma) points of one sigma, SAMULT's lambda path) is asked
-for a fold's whole grid at once; others are fitted one point at a time. The chosen point and
-the scores are the same either way (to the float32 rounding the solver documents); ``shared``
-False forces one fit per point. A candidate that raises scores NaN and is counted
+for a fold's whole grid at once, and, when it has ``iter_fit_grid_folds``, for every fold's
+grid in one call (so that the folds may share work too: SAMULT's unlabeled rows, the same in
+every fold, are decomposed once per sigma); others are fitted one point at a time. A model a
+pass leaves with ``tracked_decision_`` (its ``decision_function`` on the fold's validation
+rows, computed in the pass) is scored from it. The chosen point and the scores are the same
+either way (to the float32 rounding the solver documents); ``shared`` False forces one fit per
+point. A candidate that raises scores NaN and is counted
 (``cv_failed``, with the first message); it never takes the other points down. A point's score
 is the mean over the folds that could be scored; NaN ranks last, ties go to the first point in
 grid order. Metrics come from the registry (:data:`ordauc.metrics.METRICS`): its direction
@@ -78,12 +82,13 @@ def score_one(model: Any, X: Any, y: np.ndarray, metric: str, task: str, n_class
     return score_many(model, X, y, [metric], task, n_classes)[metric]
 
 
-def score_many(model: Any, X: Any, y: np.ndarray, names: list[str], task: str, n_classes: int
-               ) -> dict[str, float]:
+def score_many(model: Any, X: Any, y: np.ndarray, names: list[str], task: str, n_classes: int,
+               scores: np.ndarray | None = None) -> dict[str, float]:
     """Several registry metrics (or the model's own ``score``) of a fitted model on (X, y),
-    from one call of each output the metrics need."""
+    from one call of each output the metrics need; ``scores``, when given, is the model's
+    ``decision_function(X)`` already computed."""
     out: dict[str, float] = {}
-    outputs: dict[str, np.ndarray] = {}
+    outputs: dict[str, np.ndarray] = {} if scores is None else {"scores": scores}
     for name in names:
         if name == OWN:
             out[name] = float(model.score(X, y))
@@ -133,9 +138,14 @@ class _Search:
 
     def score(self, model: Any, params: dict[str, Any], X_val: Any, y_val: np.ndarray
               ) -> Scores:
-        """A fitted candidate's scores, NaN (and counted) when scoring raises."""
+        """A fitted candidate's scores, NaN (and counted) when scoring raises. A model its pass
+        left with ``tracked_decision_`` of X_val's length is scored from it."""
+        tracked = getattr(model, "tracked_decision_", None)
+        if tracked is not None and np.shape(tracked)[0] != np.shape(y_val)[0]:
+            tracked = None  # tracked on other rows: not these scores
         try:
-            return score_many(model, X_val, y_val, self.names, self.task, self.n_classes)
+            return score_many(model, X_val, y_val, self.names, self.task, self.n_classes,
+                              tracked)
         except Exception as exc:
             return self._failed(params, exc)
 
@@ -160,6 +170,31 @@ class _Search:
                 scores[i] = self._failed(candidates[i], model)
             else:
                 scores[i] = self.score(model, candidates[i], X_val, y_val)
+        return scores
+
+    def folds_scores(self, estimator: Any, candidates: list[dict[str, Any]], X: Any,
+                     y: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]],
+                     max_bytes: int | None) -> list[list[Scores]]:
+        """Every candidate's scores on every fold from one ``iter_fit_grid_folds`` call (each
+        model scored as it is yielded, then dropped): per fold, what :meth:`fold_scores` gives.
+
+        The folds arrive interleaved (groups outer, folds inner), so the first failure kept
+        is chosen as the fold-by-fold search would: the first of the lowest fold that has one.
+        """
+        vals = [(X[val], y[val]) for _, val in folds]
+        scores = [[dict.fromkeys(self.names, math.nan) for _ in candidates] for _ in folds]
+        prior, firsts = self.first_failure, [""] * len(folds)
+        for f, i, model in estimator.iter_fit_grid_folds(X, y, folds, candidates, max_bytes,
+                                                         track=True):
+            self.fits, self.work = self.fits + 1, self.work + self.share
+            self.first_failure = firsts[f]  # _failed keeps the first message of this fold
+            if isinstance(model, Exception):
+                scores[f][i] = self._failed(candidates[i], model)
+            else:
+                scores[f][i] = self.score(model, candidates[i], *vals[f])
+            firsts[f] = self.first_failure
+            del model  # scored: dropped before the next is fitted
+        self.first_failure = prior or next((m for m in firsts if m), "")
         return scores
 
     def best(self, means: list[float], metric: str) -> int:
@@ -216,9 +251,13 @@ class InnerCV:
         if trivial is not None:
             return trivial
         start = time.perf_counter()
-        per_fold = [self.search.fold_scores(estimator, candidates, X[fit], y[fit], X[val],
-                                            y[val], self.shared, self.max_bytes)
-                    for fit, val in self.folds]
+        if self.shared and hasattr(estimator, "iter_fit_grid_folds"):
+            per_fold = self.search.folds_scores(estimator, candidates, X, y, self.folds,
+                                                self.max_bytes)
+        else:
+            per_fold = [self.search.fold_scores(estimator, candidates, X[fit], y[fit], X[val],
+                                                y[val], self.shared, self.max_bytes)
+                        for fit, val in self.folds]
         elapsed = time.perf_counter() - start
         out = {}
         for name in self.search.names:

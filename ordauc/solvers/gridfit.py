@@ -11,6 +11,15 @@ such an estimator
   model ``clone(self).set_params(**point).fit(X, y)``, computed group by group;
 - ``iter_fit_grid(...)``: the same as ``(index, model)`` pairs as each group finishes, so that a
   caller can score and drop the models of a group before the next one is fitted;
+- ``iter_fit_grid_folds(X, y, folds, points, max_bytes=None, track=False)``: the points on every
+  fold of a cross-validation at once, as ``(fold, index, model)`` triples: groups outer, folds
+  inner (one group's kernel and factorisation in memory at a time), each fold's model the one
+  ``iter_fit_grid(X[fit], y[fit], ...)`` gives. An estimator whose folds share work (SAMULT's
+  unlabeled rows are the same in every fold) opts in with ``grid_fold_whole = True``: its passes
+  are then handed ``data.whole`` (:class:`FoldOf`: the whole training data validated once, the
+  fold's rows in it, and a dict living for one group across the folds). With ``track`` each
+  fold's data carries its validation rows (``data.track``), on which a pass may leave each
+  model's ``decision_function`` as ``tracked_decision_`` so that the caller need not compute it;
 - ``fit_grid_memory_bytes(n_samples, n_features, points, ...)``: the peak bytes of one
   ``fit_grid`` call;
 
@@ -44,13 +53,15 @@ n_samples, n_features, n_unlabeled, models)`` (a :class:`PassBytes`). An estimat
 can be paused also names its resource, ``grid_resource`` (the parameter counting the
 iterations), and implements ``_grid_pass_steps(data, models)``: an object with
 ``advance(t) -> {position: model fitted to iteration t or exception}`` (the models still
-running), ``keep(positions)`` and ``finish() -> [model, exception or None (dropped)]``.
+running), ``keep(positions)`` and ``finish() -> [model, exception or None (dropped)]``. A pass
+whose memory depends on more than the fold's sizes (the whole data it shares across folds, the
+validation rows it tracks) overrides ``_grid_data_pass_bytes(data, models)``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Real
 from typing import Any, ClassVar, NamedTuple
 
@@ -60,7 +71,7 @@ from sklearn.utils._param_validation import validate_parameter_constraints
 
 from ordauc.solvers._labels import LabeledSplit
 
-__all__ = ["GridData", "GridFit", "GridMemory", "PassBytes", "copy_input_attributes",
+__all__ = ["FoldOf", "GridData", "GridFit", "GridMemory", "PassBytes", "copy_input_attributes",
            "fit_alone", "split_sizes", "validate_params"]
 
 
@@ -79,12 +90,40 @@ class GridData:
     validated : estimator
         The estimator input validation ran on: every returned model copies its
         ``n_features_in_`` (and ``feature_names_in_``) as its own fit would have set them.
+    whole : FoldOf, default=None
+        In a fold of ``iter_fit_grid_folds`` of an estimator with ``grid_fold_whole``: the
+        whole training data this fold's rows were taken from.
+    track : array-like of shape (n_track, n_features), default=None
+        The fold's validation rows (as the caller gave them) when it asked to track them: a
+        pass may set ``tracked_decision_``, the model's ``decision_function`` on these rows.
     """
 
     X: np.ndarray
     y: np.ndarray
     labels: LabeledSplit
     validated: Any
+    whole: FoldOf | None = None
+    track: Any = None
+
+
+@dataclass(frozen=True, eq=False)
+class FoldOf:
+    """A fold's place in the whole training data of a cross-validation.
+
+    Parameters
+    ----------
+    data : GridData
+        The whole training data, validated once for all the folds.
+    rows : ndarray of shape (n_fit,)
+        The fold's fitting rows: ``data.X[rows]`` is the fold's X.
+    shared : dict
+        Lives for one group across the folds (and, in the M-* wrapper, the subproblems): what a
+        pass computes from the whole data, keyed by the pass so that nothing else reads it.
+    """
+
+    data: GridData
+    rows: np.ndarray
+    shared: dict
 
 
 class PassBytes(NamedTuple):
@@ -164,6 +203,9 @@ class GridFit:
 
     grid_shared: ClassVar[frozenset[str]] = frozenset()
     grid_resource: ClassVar[str | None] = None  # the iterations a pass can be paused at
+    # passes that share work across the folds of iter_fit_grid_folds get data.whole; the others
+    # are spared its validated copy of X
+    grid_fold_whole: ClassVar[bool] = False
 
     # -- the protocol ---------------------------------------------------------------------------
     def fit_grid(self, X: Any, y: Any, points: Sequence[dict[str, Any]],
@@ -193,24 +235,90 @@ class GridFit:
         return out
 
     def iter_fit_grid(self, X: Any, y: Any, points: Sequence[dict[str, Any]],
-                      max_bytes: int | None = None, *, cache: dict | None = None
+                      max_bytes: int | None = None, *, cache: dict | None = None,
+                      whole: FoldOf | None = None, track: Any = None
                       ) -> Iterator[tuple[int, Any]]:
         """``(index into points, fitted model or exception)``, a pass at a time.
 
         ``cache`` (optional) keeps what passes computed from X alone (kernel matrices and their
         decompositions) for later calls on the same X with the same unlabeled rows, as the
-        M-* wrapper makes one call per subproblem; the caller owns it and drops it.
+        M-* wrapper makes one call per subproblem; the caller owns it and drops it. ``whole``
+        and ``track`` (optional) are handed to the passes as :class:`GridData`'s fields of the
+        same names (the M-* wrapper passes its fold's on to each subproblem).
         """
         models, failed = self._grid_points(points)
         yield from failed.items()
         if not models:
             return
         data = self._grid_data(X, y)
+        if whole is not None or track is not None:
+            data = replace(data, whole=whole, track=track)
         for group in self._grid_groups(models):
             shared = {} if cache is None else cache
             yield from self._grid_fit_group(data, {i: models[i] for i in group}, max_bytes,
                                             shared)
             del shared
+
+    def iter_fit_grid_folds(self, X: Any, y: Any,
+                            folds: Sequence[tuple[np.ndarray, np.ndarray]],
+                            points: Sequence[dict[str, Any]], max_bytes: int | None = None, *,
+                            track: bool = False) -> Iterator[tuple[int, int, Any]]:
+        """``(fold index, index into points, fitted model or exception)`` of every point on every
+        fold, a group at a time, the folds inside the group.
+
+        Each fold's model is the one ``iter_fit_grid(X[fit], y[fit], points, max_bytes)`` gives
+        (each fold has its own ``cache``, as that call would); a point that fails validation
+        is yielded first, with its exception for every fold.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The whole training data of the cross-validation.
+        y : array-like of shape (n_samples,)
+            Targets, -1 for an unlabeled row.
+        folds : sequence of (fit_rows, val_rows)
+            Index arrays into X, one pair per fold.
+        points : sequence of dict
+            Parameter overrides, one dict per grid point.
+        max_bytes : int, default=None
+            Memory budget of one pass; larger groups are split (None: no limit).
+        track : bool, default=False
+            Hand each fold's passes its validation rows ``X[val]`` (``GridData.track``).
+        """
+        models, failed = self._grid_points(points)
+        for f in range(len(folds)):
+            for i, exc in failed.items():
+                yield f, i, exc
+        if not models:
+            return
+        datas = [self._grid_data(X[fit], y[fit]) for fit, _ in folds]  # bad data raises at once
+        if track:
+            datas = [replace(data, track=X[val]) for data, (_, val) in zip(datas, folds,
+                                                                             strict=True)]
+        whole = self._grid_whole(X, y)
+        for group in self._grid_groups(models):
+            shared: dict = {}  # one group's whole-data work, across its folds
+            for f, (data, (fit, _)) in enumerate(zip(datas, folds, strict=True)):
+                if whole is not None:
+                    data = replace(data, whole=FoldOf(whole, np.asarray(fit), shared))
+                cache: dict = {}  # the fold's own, as its iter_fit_grid call would have
+                # every fold fits its own copies: a fitted model must not be another fold's
+                for i, model in self._grid_fit_group(data, {i: clone(models[i]) for i in group},
+                                                     max_bytes, cache):
+                    yield f, i, model
+                del cache
+            del shared
+
+    def _grid_whole(self, X: Any, y: Any) -> GridData | None:
+        """The whole data validated once, for an estimator that shares work across folds; None
+        for the others, or when the whole data does not validate (each fold then works
+        alone)."""
+        if not self.grid_fold_whole:
+            return None
+        try:
+            return self._grid_data(X, y)
+        except (ValueError, TypeError):
+            return None
 
     def iter_fit_grid_halving(self, fits: Sequence[tuple[Any, Any]],
                               points: Sequence[dict[str, Any]],
@@ -323,6 +431,12 @@ class GridFit:
                          models: list[Any]) -> PassBytes:
         raise NotImplementedError
 
+    def _grid_data_pass_bytes(self, data: GridData, models: list[Any]) -> PassBytes:
+        """The bytes of a pass of ``models`` on ``data``: :meth:`_grid_pass_bytes` of its sizes
+        (an estimator whose passes hold more, e.g. ``data.whole``'s shared blocks, says so)."""
+        n, d = data.X.shape
+        return self._grid_pass_bytes(n, d, int(data.labels.unlabeled.size), models)
+
     def _grid_data_bytes(self, n_samples: int, n_features: int) -> int:
         """The validated copy of X a call makes (float64 unless the estimator says less)."""
         return 8 * n_samples * n_features
@@ -331,9 +445,7 @@ class GridFit:
                         cache: dict) -> Iterator[tuple[int, Any]]:
         """The points of one group, in passes as large as ``max_bytes`` allows."""
         index = list(models)
-        n, d = data.X.shape
-        fixed, per_model, _ = self._grid_pass_bytes(n, d, int(data.labels.unlabeled.size),
-                                                    list(models.values()))
+        fixed, per_model, _ = self._grid_data_pass_bytes(data, list(models.values()))
         at = 0
         for size in split_sizes(len(index), fixed, per_model, max_bytes):
             part = index[at:at + size]

@@ -17,7 +17,11 @@ The grid-fit protocol (:mod:`ordauc.solvers.gridfit`): points are grouped as the
 them (its ``grid_key``), and a group's k-1 subproblems are fitted by the base's own
 ``iter_fit_grid``, one call per subproblem, sharing a cache, so what the base computes from X
 alone (SAMULT's kernel matrix and its eigendecomposition, PNU-AUC's centres and basis) is
-computed once for all k-1 subproblems. A base without the protocol is fitted point by point.
+computed once for all k-1 subproblems. In ``iter_fit_grid_folds`` the wrapper shares across
+the folds what its base shares (``grid_fold_whole``): each subproblem's call is handed the fold's
+place in the whole data, so M-SAMULT decomposes K_UU once per sigma for all the folds and all
+the subproblems; a point whose k-1 models tracked their validation scores tracks their columns.
+A base without the protocol is fitted point by point.
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ class OneModelPerSubproblem(GridFit, OrdaucEstimator):
         base = cls.__dict__.get("base")
         if base is None:
             return
+        cls.grid_fold_whole = bool(getattr(base, "grid_fold_whole", False))
         if "__init__" not in cls.__dict__:
             cls.__init__ = base.__init__  # type: ignore[method-assign]
         if "_parameter_constraints" not in cls.__dict__:
@@ -194,7 +199,8 @@ class OneModelPerSubproblem(GridFit, OrdaucEstimator):
         for j in range(1, k):
             part = [params[i][j - 1] for i in index]
             for at, model in base.iter_fit_grid(data.X, subproblem_labels(labels, j), part,
-                                                max_bytes, cache=cache):
+                                                max_bytes, cache=cache, whole=data.whole,
+                                                track=data.track):
                 fitted[index[at]].append(model)
         for i in index:
             failed = [m for m in fitted[i] if isinstance(m, Exception)]
@@ -202,7 +208,11 @@ class OneModelPerSubproblem(GridFit, OrdaucEstimator):
                 yield i, failed[0]
                 continue
             copy_input_attributes(data.validated, models[i])
-            yield i, models[i]._fitted(fitted[i], labels)
+            model = models[i]._fitted(fitted[i], labels)
+            tracked = [getattr(m, "tracked_decision_", None) for m in fitted[i]]
+            if tracked and all(t is not None for t in tracked):
+                model.tracked_decision_ = np.column_stack(tracked)  # as decision_function
+            yield i, model
 
     # -- prediction ------------------------------------------------------------------------
     def decision_function(self, X: Any) -> np.ndarray:

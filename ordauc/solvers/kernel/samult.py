@@ -16,7 +16,9 @@ binary SAMULT models, model j on subproblem j ({y > j} against {y <= j}, U share
 Choices left open: the weights are those of the QSG objective (gamma on R_PN, 1-gamma on
 R_PU + R_NU - 1/2), so that QSG-S2AUC is the scalable SAMULT; thresholds for ``predict`` come from
 the same all-threshold fit as QS3ORAO. ``fit_memory_bytes`` states the O(n^2) memory, so the
-runner skips a cell that cannot fit before it starts.
+runner skips a cell that cannot fit before it starts. The linear algebra (the kernel, the direct
+solve, the grid path of one training set or of a cross-validation fold taken from the whole
+data's) is in :mod:`ordauc.solvers.kernel.kernel_path`.
 """
 
 from __future__ import annotations
@@ -24,9 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import _fit_context, clone
-from sklearn.metrics.pairwise import euclidean_distances
 
 from ordauc.solvers._base import (
     GammaWeights,
@@ -44,151 +44,23 @@ from ordauc.solvers.gridfit import (
     copy_input_attributes,
     fit_alone,
 )
+from ordauc.solvers.kernel.kernel_path import (
+    CHUNK_ROWS,
+    FoldPath,
+    KernelPath,
+    cell_structure,
+    cell_sums,
+    fold_rows,
+    gaussian_kernel,
+    solve_exact,
+)
 from ordauc.solvers.kernel.multi import OneModelPerSubproblem
 from ordauc.solvers.objective import gamma_vector, labeled_pairs_only, objective
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
 
-_CHUNK_ROWS = 2048
-
-
-def gaussian_kernel(A: np.ndarray, B: np.ndarray, sigma: float) -> np.ndarray:
-    """exp(-sigma ||a - b||^2), float64."""
-    D = euclidean_distances(np.asarray(A, np.float64), np.asarray(B, np.float64), squared=True)
-    np.multiply(D, -sigma, out=D)
-    return np.exp(D, out=D)
-
-
-def _pair_sets(k: int, gamma: np.ndarray, has_u: bool
-               ) -> list[tuple[list[int], list[int], float]]:
-    """(A cells, B cells, w) for every pair set of 1/(k-1) sum_j R_PNU^j.
-
-    A cell is a class c in 1..k of the labeled points, or 0 for the unlabeled points."""
-    sets = []
-    for j in range(1, k):
-        P, N = list(range(j + 1, k + 1)), list(range(1, j + 1))
-        sets.append((P, N, gamma[j - 1] / (k - 1)))
-        if has_u and gamma[j - 1] < 1.0:
-            w = (1.0 - gamma[j - 1]) / (k - 1)
-            sets += [(P, [0], w), ([0], N, w)]
-    return sets
-
-
-def cell_structure(labels: LabeledSplit, gamma: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(cell, diag, v, C): Lap = diag(diag[cell]) - E C E^T and v = v[cell], with E the n x (k+1)
-    indicator of the cells (cell 0 the unlabeled rows, c the labeled class c).
-
-    Every pair set A x B of weight w adds w/|A| to diag and v on A, w/|B| to diag and -w/|B| to
-    v on B, and w/(|A||B|) to C between A and B (both orders)."""
-    n, k = labels.labeled.size + labels.unlabeled.size, labels.n_classes
-    cell = np.zeros(n, dtype=np.int64)  # 0 = unlabeled, c = labeled class c
-    cell[labels.labeled] = labels.z
-    size = np.bincount(cell, minlength=k + 1).astype(np.float64)
-    diag = np.zeros(k + 1)
-    v = np.zeros(k + 1)
-    C = np.zeros((k + 1, k + 1))
-    for A, B, w in _pair_sets(k, gamma, labels.unlabeled.size > 0):
-        nA, nB = size[A].sum(), size[B].sum()
-        if w == 0.0 or nA == 0 or nB == 0:
-            continue
-        diag[A] += w / nA
-        diag[B] += w / nB
-        v[A] += w / nA
-        v[B] -= w / nB
-        C[np.ix_(A, B)] += w / (nA * nB)
-        C[np.ix_(B, A)] += w / (nA * nB)
-    return cell, diag, v, C
-
-
-def solve_exact(K: np.ndarray, labels: LabeledSplit, gamma: np.ndarray, lam: float
-                ) -> np.ndarray:
-    """beta solving (Lap K + lam/2 I) beta = v. K is overwritten (no second n x n array).
-
-    Lap is diagonal plus a part that is constant within each cell (:func:`cell_structure`), so
-    Lap K is built in row chunks from the per-cell column sums of K, in O(n^2) time and O(n)
-    extra memory per row.
-    """
-    n, k = K.shape[0], labels.n_classes
-    cell, diag, v, C = cell_structure(labels, gamma)
-    low = C @ cell_sums(K, cell, k)  # (k+1, n): the row subtracted from Lap K, per cell
-    for r0 in range(0, n, _CHUNK_ROWS):
-        rows = slice(r0, r0 + _CHUNK_ROWS)
-        K[rows] *= diag[cell[rows]][:, None]
-        K[rows] -= low[cell[rows]]
-    K[np.diag_indices(n)] += lam / 2.0
-    return scipy.linalg.solve(K, v[cell], overwrite_a=True, check_finite=False)
-
-
-def cell_sums(K: np.ndarray, cell: np.ndarray, k: int) -> np.ndarray:
-    """(k+1, n): the sum of the rows of K in each cell."""
-    onehot = np.zeros((k + 1, K.shape[0]))
-    onehot[cell, np.arange(K.shape[0])] = 1.0
-    return onehot @ K
-
-
-class KernelPath:
-    """One kernel matrix and one eigendecomposition serving every (gamma, lam) of a grid.
-
-    The system (Lap K + c I) beta = v, c = lam/2, with Lap = D - E C E^T
-    (:func:`cell_structure`), is split as B - E C W with B = D K + c I and W = E^T K, the
-    per-cell column sums (rank k+1). D is constant on the unlabeled cell, D_U = delta I, so the
-    unlabeled block of B is delta K_UU + c I = Q (delta Lambda + c I) Q^T with K_UU = Q Lambda
-    Q^T computed once per sigma, whatever gamma (delta) and lam (c). Then:
-
-    - B^{-1} on the columns [v, E] by block elimination of the unlabeled block: an n_l x n_l
-      system D_L (K_LL - delta M S M^T) + c I with M = K_LU Q (once per sigma) and S =
-      (delta Lambda + c I)^{-1} diagonal, O(n_l^2 n_u) per point;
-    - the rank-(k+1) part by the bordered system z = W beta: (I - W B^{-1} E C) z = W B^{-1} v,
-      beta = B^{-1} (v + E C z).
-
-    Why not a symmetric similar form of Lap K (Lap^1/2 K Lap^1/2 needs Lap invertible, K^1/2 Lap
-    K^1/2 needs K^-1/2 of a numerically singular Gaussian kernel) nor a Hessenberg form of
-    Lap K (one per gamma, 10/3 n^3 each, as dear as five solves, for 7 lam values): K_UU does
-    not depend on gamma or lam, so one symmetric eigendecomposition per sigma serves the whole
-    grid (and, in M-SAMULT, every subproblem: the unlabeled rows are the same). Every step is
-    backward stable (eigh, an LU of a well-conditioned n_l x n_l system since c >= lam/2 > 0);
-    the result matches the direct solve to about eps * cond(Lap K + c I).
-    """
-
-    def __init__(self, X: np.ndarray, labels: LabeledSplit, sigma: float) -> None:
-        L, U = labels.labeled, labels.unlabeled
-        self.K = gaussian_kernel(X, X, sigma)
-        self.K_LL = self.K[np.ix_(L, L)]
-        if U.size:
-            self.lam_u, self.Q = scipy.linalg.eigh(self.K[np.ix_(U, U)], overwrite_a=True,
-                                                   check_finite=False, driver="evr")
-        else:
-            self.lam_u, self.Q = np.zeros(0), np.zeros((0, 0))
-        self.M = self.K[np.ix_(L, U)] @ self.Q
-        self.q_one = self.Q.sum(axis=0)  # Q^T 1_U
-
-    def solve(self, labels: LabeledSplit, gamma: np.ndarray, lam: float) -> np.ndarray:
-        """beta of (Lap K + lam/2 I) beta = v for the gamma_j ``gamma`` (same as
-        :func:`solve_exact` up to rounding)."""
-        L, U, k = labels.labeled, labels.unlabeled, labels.n_classes
-        cell, diag, v, C = cell_structure(labels, gamma)
-        c, delta = lam / 2.0, diag[0]
-        d_l = diag[cell[L]]
-        s = 1.0 / (delta * self.lam_u + c)
-        Ms = self.M * s
-        A_l = self.K_LL - delta * (Ms @ self.M.T)
-        A_l *= d_l[:, None]
-        A_l[np.diag_indices(L.size)] += c
-        # right-hand sides [v, E]: labeled rows, and Q^T of the unlabeled rows
-        R_l = np.zeros((L.size, k + 2))
-        R_l[:, 0] = v[cell[L]]
-        R_l[np.arange(L.size), 1 + cell[L]] = 1.0
-        QR_u = np.zeros((U.size, k + 2))
-        QR_u[:, 0] = v[0] * self.q_one
-        QR_u[:, 1] = self.q_one
-        R_l -= d_l[:, None] * (Ms @ QR_u)
-        Y = np.empty((cell.size, k + 2))
-        Y[L] = scipy.linalg.solve(A_l, R_l, check_finite=False)
-        Y[U] = self.Q @ (s[:, None] * (QR_u - delta * (self.M.T @ Y[L])))
-        WY = cell_sums(self.K, cell, k) @ Y  # (k+1, k+2)
-        z = scipy.linalg.solve(np.eye(k + 1) - WY[:, 1:] @ C, WY[:, 0], check_finite=False)
-        return Y[:, 0] + Y[:, 1:] @ (C @ z)
-
+# the linear algebra moved to kernel_path; these names stay importable from here
+__all__ = ["MSAMULT", "SAMULT", "FoldPath", "KernelPath", "cell_structure", "cell_sums",
+           "gaussian_kernel", "solve_exact"]
 
 class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
     """SAMULT: exact kernel semi-supervised AUC optimisation (Xie & Li 2018), one ranking f.
@@ -223,9 +95,13 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
     -----
     ``fit_grid(X, y, points)`` fits every (lam, gamma) point of a sigma from one kernel matrix
     and one eigendecomposition (:class:`KernelPath`), equal to lone fits to ~1e-13 relative.
+    ``iter_fit_grid_folds`` shares that decomposition across the folds of a cross-validation
+    whose unlabeled rows are the same in every fold (:class:`FoldPath`), and leaves each
+    model's scores on the fold's validation rows as ``tracked_decision_``.
     """
 
     grid_shared = frozenset({"lam", "gamma"})
+    grid_fold_whole = True
 
     meta = SolverMeta(display="SAMULT", tasks=("binary", "ordinal"),
                       uses_unlabeled=True)
@@ -286,13 +162,17 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
         return GridData(X, y, split_labels(y), validated)
 
     def _grid_pass(self, data: GridData, models: list[Any], cache: dict) -> list[Any]:
-        key = ("samult", float(models[0].sigma))
-        if len(models) == 1 and key not in cache:  # one solve is cheaper than a decomposition
-            return [fit_alone(models[0], data)]
+        sigma = float(models[0].sigma)
+        key = ("samult", sigma)
         if key not in cache:
+            path = self._fold_path(data, sigma, build=len(models) > 1)
+            if path is None and len(models) == 1:  # one solve is cheaper than a decomposition
+                return [fit_alone(models[0], data)]
             cache.clear()  # one sigma at a time: the memory _grid_pass_bytes states
-            cache[key] = KernelPath(data.X, data.labels, float(models[0].sigma))
-        path = cache[key]
+            cache[key] = path or KernelPath(data.X, data.labels, sigma)
+            if isinstance(path, FoldPath) and isinstance(data.track, np.ndarray):
+                cache[("samult-track", sigma)] = self._track_kernel(data.track, data.X, sigma)
+        path, tracked = cache[key], cache.get(("samult-track", sigma))
         out: list[Any] = []
         for est in models:
             try:
@@ -300,10 +180,41 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
                 est.dual_coef_ = path.solve(data.labels, gamma, float(est.lam))
                 est.X_fit_ = data.X
                 copy_input_attributes(data.validated, est)
-                out.append(est._finish(data.labels, gamma, path.K @ est.dual_coef_))
+                out.append(est._finish(data.labels, gamma, path.kernel_dot(est.dual_coef_)))
+                if tracked is not None:
+                    est.tracked_decision_ = tracked @ est.dual_coef_
             except Exception as exc:  # e.g. a gamma list of the wrong length
                 out.append(exc)
         return out
+
+    @staticmethod
+    def _fold_path(data: GridData, sigma: float, build: bool) -> FoldPath | None:
+        """The fold's path from the whole data's (``data.whole.shared``, one per sigma: built
+        when ``build`` and not there yet), or None when the fold cannot share it."""
+        rows = fold_rows(data)
+        if rows is None:
+            return None
+        assert data.whole is not None
+        shared, key = data.whole.shared, ("samult-whole", sigma)
+        if key not in shared:
+            if not build:
+                return None
+            shared.clear()  # one sigma at a time
+            w_labels = data.whole.data.labels
+            at = np.full(data.whole.data.X.shape[0], -1)
+            at[w_labels.labeled] = np.arange(w_labels.labeled.size)
+            shared[key] = (KernelPath(data.whole.data.X, w_labels, sigma), at)
+        whole, at = shared[key]
+        return FoldPath(whole, rows, data.labels, at)
+
+    @staticmethod
+    def _track_kernel(T: np.ndarray, X: np.ndarray, sigma: float) -> np.ndarray:
+        """k(t, x) of the tracked rows against the fold's, a slab at a time as in
+        :meth:`decision_function`: each model's tracked scores are then one product."""
+        T = np.asarray(T, dtype=np.float64)
+        slabs = [gaussian_kernel(T[r0:r0 + CHUNK_ROWS], X, sigma)
+                 for r0 in range(0, T.shape[0], CHUNK_ROWS)]
+        return np.vstack(slabs) if slabs else np.zeros((0, X.shape[0]))
 
     def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
                          models: list[Any]) -> PassBytes:
@@ -314,12 +225,27 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
         per = 8 * (12 * n + 2 * (n - n_u) ** 2)
         return PassBytes(fixed, per, 8 * n)
 
+    def _grid_data_pass_bytes(self, data: GridData, models: list[Any]) -> PassBytes:
+        """A fold that shares the whole data's path holds the whole's blocks (the fixed part
+        at the whole's size), its own rows of them (K_LL, M, W) and the kernel of the tracked
+        rows."""
+        fixed, per, kept = super()._grid_data_pass_bytes(data, models)
+        if data.whole is None:
+            return PassBytes(fixed, per, kept)
+        (n_w, d), n = data.whole.data.X.shape, data.X.shape[0]
+        n_u = int(data.whole.data.labels.unlabeled.size)
+        n_l, k = n - n_u, data.labels.n_classes
+        whole = self._grid_pass_bytes(n_w, d, n_u, models).fixed
+        n_track = 0 if data.track is None else int(np.shape(data.track)[0])
+        own = 8 * (n_l * n_l + n_l * n_u + 2 * (k + 1) * n_w + n_track * n)
+        return PassBytes(max(fixed, whole + own), per, kept)
+
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """f(x) = sum_i beta_i k(x_i, x), shape (n,)."""
         X = predict_input(self, X, np.float64)
         out = np.empty(X.shape[0])
-        for r0 in range(0, X.shape[0], _CHUNK_ROWS):  # bounded memory: one kernel slab at a time
-            out[r0:r0 + _CHUNK_ROWS] = (gaussian_kernel(X[r0:r0 + _CHUNK_ROWS], self.X_fit_,
+        for r0 in range(0, X.shape[0], CHUNK_ROWS):  # bounded memory: one kernel slab at a time
+            out[r0:r0 + CHUNK_ROWS] = (gaussian_kernel(X[r0:r0 + CHUNK_ROWS], self.X_fit_,
                                                         self.sigma) @ self.dual_coef_)
         return out
 
