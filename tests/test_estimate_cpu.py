@@ -210,6 +210,9 @@ def test_a_dataset_not_fetched_is_scored_on_the_rows_its_split_will_hold() -> No
     # its official test file, not its 10.5 M training rows
     assert est._sizes(higgs, {})[:4] == (100, 10_000, 500_000, 28)
     assert est._sizes(higgs, {}, "unlabeled")[2] == 10_000  # evaluate: unlabeled
+    subset = replace(higgs, dataset=DatasetSpec(name="higgs", params={"n_rows": 1_100_000}),
+                     n_unlabeled=None)  # the paper's copy: a subset of the training rows
+    assert est._sizes(subset, {})[:3] == (100, 1_099_900, 500_000)
     # a held-out share of a set without a test file; a train_size; a fold; a partition
     assert est._sizes(_cell("fourclass", 100, None), {})[:3] == (100, 546, 216)
     sized = replace(higgs, dataset=DatasetSpec(name="california"), n_labeled=None,
@@ -235,3 +238,25 @@ def test_wall_time_calibrations_of_older_versions_are_timed_again(tmp_path: Path
     assert made.a == 0.5  # timed again, not the wall-time entry
     again = cal.cached_calibration("k", lambda: costlaw.Calibration(7.0, 0.0, 2))
     assert again.a == 0.5  # and the new one is kept
+
+
+def test_past_the_budget_a_sweeps_labels_share_a_calibration(monkeypatch, tmp_path: Path
+                                                             ) -> None:
+    monkeypatch.setattr(est, "metrics_seconds", lambda task, k, n: 0.0)
+    monkeypatch.setattr(cal, "busy", lambda: False)
+    made: list[int] = []
+
+    def calibrate() -> costlaw.Calibration:
+        made.append(1)
+        return costlaw.Calibration(a=1.0, b=0.0, points=2)
+
+    first = _cell("fourclass", 100, 0)
+    second = replace(first, solver=replace(first.solver, label="samult.lam=2",
+                                           params={"lam": 2.0}))
+    est.estimate_cells([first, second], {}, calibrate_with=calibrate, fixed=0.0)
+    assert len(made) == 2  # within the budget, each label its own
+    made.clear()
+    monkeypatch.setenv("ORDAUC_CACHE", str(tmp_path / "another"))  # nothing cached
+    monkeypatch.setattr(est, "CALIBRATION_BUDGET", -1.0)
+    costs, _ = est.estimate_cells([first, second], {}, calibrate_with=calibrate, fixed=0.0)
+    assert len(made) == 1 and costs["samult.lam=2"].seconds == costs["samult"].seconds

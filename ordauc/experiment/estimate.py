@@ -27,7 +27,7 @@ group.
 
 Calibrating is bounded: past :data:`CALIBRATION_BUDGET` CPU seconds of timing in one dry run,
 a solver's further datasets reuse its calibration on the dataset with the nearest feature
-count.
+count, and its further labels (a sweep's) the calibration of another label of the solver.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from ordauc.experiment.calibration import (
     synthetic,
 )
 
-CALIBRATION_BUDGET = 120.0  # seconds of timing one dry run spends before reusing calibrations
+CALIBRATION_BUDGET = 120.0  # CPU seconds of timing a dry run spends before reusing calibrations
 
 __all__ = ["Calibration", "Sampler", "estimate_cells", "fit_units", "samplers_for",
            "scale_by_rows"]
@@ -214,12 +214,28 @@ def _sizes(cell: Any, sizes: dict, evaluate: str = "test") -> tuple[int, int, in
     from ordauc.data.catalog import CATALOG
 
     entry = CATALOG.get(cell.dataset.name)
-    k = int(getattr(entry, "n_classes", 0) or (2 if cell.task == "binary" else 5))
+    k = _catalogue_value(entry, cell.dataset.params, "n_classes") or (
+        2 if cell.task == "binary" else 5)
     found = sizes.get(cell.split_key)
     if found is not None:
         return found.n_labeled, found.n_unlabeled, found.n_test, found.n_features, k
     n_l, n_u, n_eval = catalogue_sizes(cell, entry, evaluate)
-    return n_l, n_u, n_eval, int(getattr(entry, "d", 0) or 10), k
+    return n_l, n_u, n_eval, _catalogue_value(entry, cell.dataset.params, "d") or 10, k
+
+
+def _catalogue_value(entry: Any, params: dict[str, Any], field: str) -> int:
+    """A catalogue size (``n``, ``d``, ``n_classes``) under the spec's load parameters: the
+    parameter that sets it (``set_by``), ``n_rows`` (a seeded subset of the training rows) for
+    ``n``; 0 when the catalogue does not know the dataset."""
+    if entry is None:
+        return 0
+    value = int(getattr(entry, field, 0) or 0)
+    key = (getattr(entry, "set_by", {}) or {}).get(field)
+    if key and params.get(key) is not None:
+        value = int(params[key])
+    if field == "n" and params.get("n_rows") is not None:
+        value = min(value or int(params["n_rows"]), int(params["n_rows"]))
+    return value
 
 
 def catalogue_sizes(cell: Any, entry: Any, evaluate: str = "test") -> tuple[int, int, int]:
@@ -229,7 +245,7 @@ def catalogue_sizes(cell: Any, entry: Any, evaluate: str = "test") -> tuple[int,
     test file (``n_test``; a partition's published test part), a fold (``kfold``) or the
     held-out rows (``train_size`` or ``test_size``); the training pool is what is left."""
     r = cell.resampling
-    n = int(getattr(entry, "n", 0) or 1000)
+    n = _catalogue_value(entry, cell.dataset.params, "n") or 1000
     options = getattr(entry, "options", {}) or {}
     official = getattr(entry, "n_test", None)
     if r.kind == "partitions" and options.get("split"):
@@ -299,7 +315,7 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         pair = (cell.solver.label, cell.dataset.label)
         tops[pair] = max(tops.get(pair, 0), n_l + (0 if cell.labeled_only else n_u))
     process = fork_seconds() if fixed is None and groups else (fixed or 0.0)
-    calibrations: dict[tuple[str, Any], tuple[Calibration, int]] = {}  # -> (calib, d)
+    calibrations: dict[tuple[str, Any], tuple[Calibration, int, str]] = {}  # (calib, d, name)
     spent = 0.0
     scoring: dict[tuple[str, int, int], float] = {}  # metrics' seconds per task and size
     costs: dict[str, SolverCost] = {}
@@ -322,14 +338,17 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         d_cal = max(2, min(d, 100))  # synthetic stand-ins: the cost's term in d scales
         ckey = (label, cell.dataset.label) if sampler else (label, d_cal)
         if ckey not in calibrations:
-            mine = [v for (lab, _), v in calibrations.items() if lab == label]
+            # the label's own calibrations, else those of its solver under other labels (a
+            # sweep's: their parameters enter the declared units, the constants are shared)
+            mine = ([v for (lab, _), v in calibrations.items() if lab == label]
+                    or [v for v in calibrations.values() if v[2] == cell.solver.name])
             if mine and spent > CALIBRATION_BUDGET:  # nearest feature count already timed
                 calibrations[ckey] = min(mine, key=lambda v: abs(math.log(v[1] / d)))
             else:
                 started = time.process_time()  # CPU: a loaded machine spends no more
                 calibrations[ckey] = (_calibration(estimator, cell, k, d_cal, sampler,
                                                    tops[label, cell.dataset.label],
-                                                   calibrate_with), d)
+                                                   calibrate_with), d, cell.solver.name)
                 spent += time.process_time() - started
         calib = calibrations[ckey][0]
         fits = (quick_fits(cell, estimator, n_l, n_u, k)
