@@ -238,9 +238,12 @@ def _calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: boo
     fewer = max(1, d // 2)
     largest = done[-2:]
     if fewer < d:  # a second feature count, at the two largest sizes
-        for n in largest:
-            seconds.append(best(n, d=fewer)[0])
-            units.append(fit_units(estimator, n, fewer))
+        try:
+            halved = [(best(n, d=fewer)[0], fit_units(estimator, n, fewer)) for n in largest]
+        except Exception:  # noqa: BLE001 - a solver that needs all its features: sizes alone
+            halved = []
+        seconds += [t for t, _ in halved]
+        units += [u for _, u in halved]
     a, b, exponent, law = fit_law(units, seconds)
     passed = _passes(estimator, pass_points, largest, d, exponent, draw, best, seconds,
                      done)

@@ -157,8 +157,8 @@ def fit_pass(shared_units: Sequence[float], model_units: Sequence[float],
     m = np.asarray(models, dtype=float)
     if len(set(zip(us.tolist(), um.tolist(), strict=True))) < 2 or len(set(m.tolist())) < 2:
         raise ValueError("a pass law needs passes timed at two sizes and two model counts")
-    top_s, top_m = max(us.max(), 1e-300), max(um.max(), 1e-300)
+    top_s, top_m = float(max(us.max(), 1e-300)), float(max(um.max(), 1e-300))
     columns = [np.ones(m.size), (us / top_s) ** exponent, m, m * (um / top_m) ** exponent]
     (sa, sb, ma, mb), _ = relative_nnls(columns, seconds)
-    return (float(sa), float(sb) / top_s ** exponent, float(ma),
-            float(mb) / top_m ** exponent)
+    return (float(sa), float(sb / top_s ** exponent), float(ma),
+            float(mb / top_m ** exponent))
