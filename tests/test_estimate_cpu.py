@@ -260,3 +260,19 @@ def test_past_the_budget_a_sweeps_labels_share_a_calibration(monkeypatch, tmp_pa
     monkeypatch.setattr(est, "CALIBRATION_BUDGET", -1.0)
     costs, _ = est.estimate_cells([first, second], {}, calibrate_with=calibrate, fixed=0.0)
     assert len(made) == 1 and costs["samult.lam=2"].seconds == costs["samult"].seconds
+
+
+def test_solvers_state_the_parts_of_their_passes() -> None:
+    from ordauc import solvers
+
+    qsg = solvers.get("qsg_s2auc")
+    (s10, m10), (s1000, m1000) = (cal.pass_units(qsg, 1000, d, 700) for d in (10, 1000))
+    assert s1000 == 100 * s10 and m1000 == m10  # the features are shared, the steps are not
+    samult = solvers.get("samult")  # 100 labeled rows: the eigendecomposition grows as n_u^3
+    (s1, m1), (s2, m2) = (cal.pass_units(samult, 100 + u, 8, u) for u in (10_000, 20_000))
+    assert 7.5 < s2 / s1 < 8.1 and 3.5 < m2 / m1 < 4.1
+    m_samult = solvers.get("m_samult")  # the subproblems share the decomposition
+    shared, model = cal.pass_units(samult, 500, 8, 300)
+    assert cal.pass_units(m_samult, 500, 8, 300) == (shared, 4 * model)
+    svc = solvers.get("svc_rbf")  # no statement: the fit's units for both parts
+    assert cal.pass_units(svc, 500, 8, 0) == (cal.fit_units(svc, 500, 8),) * 2
