@@ -1,22 +1,27 @@
-"""The constants of the cost estimate, measured on this machine.
+"""The constants of the cost estimate, measured on this machine in core-seconds.
 
-A solver declares how its work grows (``fit_cost(n, d)`` for a fit, ``score_cost(n_train,
-n_eval, d)`` for scoring its model); :func:`calibrate` times a few fits and their scoring at
-small sizes and fits ``fit seconds = a + b * fit_cost`` by non-negative least squares, weighted
-so that every size counts alike (the small sizes, where the intercept shows, as much as the
-large ones), and ``score seconds = s * score_cost``.
+A solver declares how its work grows (``fit_cost(n, d)`` for a fit, optionally
+``pass_cost(n, d, n_unlabeled)`` for the shared and per-model parts of a grid pass,
+``score_cost(n_train, n_eval, d)`` for scoring its model); :func:`calibrate` times fits at two
+or more sizes and two feature counts, shared passes of two model counts at two sizes, and the
+scoring, and fits the law of :mod:`ordauc.experiment.costlaw` to them.
+
+Every time is CPU time (``time.process_time``: the process's threads, so a fit's BLAS threads
+count), not wall time: a core-hour is what the study's cells will burn, and a calibration
+timed while other work loads the machine must not read several times higher than one timed on
+a quiet machine (wall timings of one config's dry runs under load spread from 0.7x to 43x).
 
 Where the study's dataset is fetched, the fits are timed on rows of that dataset
 (:class:`Sampler`: the same features, labels and preprocessing), because an iterative solver's
 time depends on its data as much as on its size: the same SVR fit on 1,600 rows takes 0.06 s on
 one dataset and 1.4 s on noisy synthetic rows. Datasets not fetched yet are stood in for by
 synthetic rows shaped like them (:func:`synthetic`). What a fit group pays outside its fits (its
-forked process and loading the dataset) is measured too (:func:`fork_seconds`,
+forked process and loading the dataset) is measured too (:mod:`ordauc.experiment.overhead`,
 :attr:`Sampler.load_seconds`).
 
-Calibrations are kept per machine in ``$ORDAUC_CACHE`` (default ``~/.cache/ordauc``), so a
-second dry run does not time the solvers again; one timed while other work loaded the machine
-(:func:`busy`) is used once and not kept, and the dry run says the estimate may read high.
+Calibrations are kept per machine in ``$ORDAUC_CACHE`` (default ``~/.cache/ordauc``), keyed by
+the unit (:data:`UNIT`), so entries timed in wall seconds by an older version are timed again;
+one timed while other work loaded the machine (:func:`busy`) is used once and not kept.
 """
 
 from __future__ import annotations
@@ -26,35 +31,31 @@ import os
 import platform
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import nnls
+
+from ordauc.experiment.costlaw import Calibration, fit_law, fit_pass
+from ordauc.experiment.overhead import (
+    cpu_seconds,
+    empty_cell_seconds,
+    fork_seconds,
+    metrics_seconds,
+)
+
+__all__ = ["Calibration", "Sampler", "cached_calibration", "calibrate", "calibration_sizes",
+           "cpu_seconds", "empty_cell_seconds", "fit_units", "fork_seconds", "metrics_seconds",
+           "pass_units", "score_units", "synthetic"]
 
 SIZES = (250, 500, 1000, 2000)  # calibration sizes, stopped once a fit takes FIT_BUDGET
-FIT_BUDGET = 1.0  # seconds
+FIT_BUDGET = 1.0  # core-seconds
 FEWEST_ROWS = 20  # below this a fit says little about a solver's cost
 GRID_POINTS = 12  # grid points timed to see how a fit's time varies across the grid
+PASS_MODELS = 4  # the most models of a shared pass timed (and a pass of 2)
+UNIT = "core-seconds v2"  # what a cached calibration measures: older (wall) entries differ
 
 Rows = Callable[[int, int], tuple[Any, np.ndarray]]  # (n rows, labeled among them) -> X, y
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """``fit seconds = a + b * fit_cost(n, d)`` and ``score seconds = score * score_cost`` for
-    one solver on this machine."""
-
-    a: float
-    b: float
-    points: int  # fits timed
-    share: float = 1.0  # a shared grid pass of m models costs (1 + (m - 1) share) fits
-    score: float = 0.0  # seconds per unit of the solver's score_cost
-    grid: float = 1.0  # a fit at the grid's average point against one at its first point
-
-    def seconds(self, units: float, models: float = 1) -> float:
-        return (self.a + self.b * units) * self.grid * (1 + (models - 1) * self.share)
 
 
 def fit_units(estimator: Any, n_samples: int, n_features: int) -> float:
@@ -63,6 +64,20 @@ def fit_units(estimator: Any, n_samples: int, n_features: int) -> float:
     if cost is None:
         return float(n_samples) ** 2 * n_features
     return float(cost(int(n_samples), int(n_features)))
+
+
+def pass_units(estimator: Any, n_samples: int, n_features: int, n_unlabeled: int
+               ) -> tuple[float, float]:
+    """(shared, per-model) units of a shared grid pass: the solver's ``pass_cost(n_samples,
+    n_features, n_unlabeled)`` where it declares one (a shared part that grows otherwise than
+    its models: SAMULT's eigendecomposition against each model's solve), else the fit's
+    units for both (their constants, timed, tell the parts apart)."""
+    cost = getattr(estimator, "pass_cost", None)
+    if cost is None:
+        units = fit_units(estimator, n_samples, n_features)
+        return units, units
+    shared, model = cost(int(n_samples), int(n_features), int(n_unlabeled))
+    return float(shared), float(model)
 
 
 def score_units(estimator: Any, n_train: int, n_eval: int, n_features: int) -> float:
@@ -115,9 +130,9 @@ class Sampler:
     @property
     def dataset(self) -> Any:
         if self._dataset is None:
-            start = time.perf_counter()
+            start = cpu_seconds()
             self._dataset = self._load()
-            self.load_seconds = time.perf_counter() - start
+            self.load_seconds = cpu_seconds() - start
         return self._dataset
 
     @property
@@ -152,15 +167,22 @@ def calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: bool
               pass_points: list[dict[str, Any]] | None = None, task: str = "binary",
               n_classes: int = 2, grid_points: list[dict[str, Any]] | None = None
               ) -> Calibration:
-    """Time one fit and its scoring at each of ``sizes`` (the best of two for a fast fit,
-    stopping once one takes :data:`FIT_BUDGET`) and fit the constants. An untimed fit first
-    pays for what a process pays once (imports, compiled loops, thread pools), which a run's
-    cells do not pay per fit.
+    """Time fits, shared passes and scoring in core-seconds and fit the law
+    (:mod:`ordauc.experiment.costlaw`).
 
-    ``grid_points`` (the search's points, one per shared pass, the estimator's own first) are
-    timed once each at the largest size: an SVM's time grows with its C, a pairwise solver's
-    as its lambda shrinks, so the average point, not the first, sets what a fit costs
-    (:attr:`Calibration.grid`)."""
+    One fit at each of ``sizes`` (the best of two for a fast fit; past :data:`FIT_BUDGET` the
+    larger sizes are left out, but never the second), then at the two largest timed sizes with
+    half the features: two sizes and two feature counts, from which the exponent is fitted.
+    An untimed fit first pays for what a process pays once (imports, compiled loops, thread
+    pools), which a run's cells do not pay per fit. ``pass_points`` (a shared pass's points,
+    two or more) are fitted in passes of 2 and of up to :data:`PASS_MODELS` models at the two
+    largest sizes: the shared and per-model parts of a pass. ``grid_points`` (the search's
+    points, one per shared pass, the estimator's own first) are timed once each: an SVM's time
+    grows with its C, a pairwise solver's as its lambda shrinks, so the average point, not the
+    first, sets what a fit costs (:attr:`Calibration.grid`).
+
+    Every time is process CPU time (:func:`cpu_seconds`): other work on the machine delays a
+    fit but does not add to its core-seconds."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):  # as a cell runs: one BLAS thread
@@ -175,94 +197,107 @@ def _calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: boo
 
     from ordauc.experiment.evaluate import evaluate
 
-    def timed(n: int, points: list[dict[str, Any]] | None = None,
-              point: dict[str, Any] | None = None) -> tuple[float, Any, Any]:
+    def draw(n: int, d: int | None = None) -> tuple[Any, np.ndarray, int]:
         labeled = max(min(50, n), int(0.3 * n)) if uses_unlabeled else n
         X, y = rows(n, labeled)
+        X = X if d is None else X[:, :d]
+        return X, y, (n - labeled if uses_unlabeled else 0)
+
+    def timed(n: int, points: list[dict[str, Any]] | None = None,
+              point: dict[str, Any] | None = None, d: int | None = None
+              ) -> tuple[float, Any, Any]:
+        X, y, _ = draw(n, d)
         model = clone(estimator).set_params(**(point or {}))
-        start = time.perf_counter()
+        start = time.process_time()
         if points:
             model.fit_grid(X, y, points)
         else:
             model.fit(X, y)
-        return time.perf_counter() - start, model, X
+        return time.process_time() - start, model, X
+
+    def best(n: int, **kw: Any) -> tuple[float, Any, Any]:
+        took, model, X = timed(n, **kw)
+        if took < FIT_BUDGET / 4:  # a fast fit: the best of two, as noise only adds
+            took = min(took, timed(n, **kw)[0])
+        return took, model, X
 
     timed(min(sizes[0], 100))
     d = 0
+    done: list[int] = []
     units, seconds, scored = [], [], []
     for n in sizes:
-        first, model, X = timed(n)
-        if first < FIT_BUDGET / 4:
-            first = min(first, timed(n)[0])
-        seconds.append(first)
+        took, model, X = best(n)
+        seconds.append(took)
+        done.append(n)
         d = int(X.shape[1])
         units.append(fit_units(estimator, n, d))
-        # a small draw of an ordinal set may miss a rare top class: score with the model's own
-        k = int(getattr(model, "n_classes_", 0) or n_classes) if task != "binary" else 2
-        y_eval = np.ones(X.shape[0], dtype=int) if task == "binary" else np.full(X.shape[0], 1)
-        y_eval[: X.shape[0] // 2] = 0 if task == "binary" else k
-        took = evaluate(model, X, y_eval, task, k)["predict_time_s"]
-        scored.append(took / max(score_units(estimator, n, X.shape[0], d), 1.0))
-        if first > FIT_BUDGET:
+        scored.append(_score_seconds(evaluate, model, X, task, n_classes)
+                      / max(score_units(estimator, n, X.shape[0], d), 1.0))
+        if took > FIT_BUDGET and len(done) >= 2:
             break
-    share = 1.0
-    if len(pass_points) > 1:  # what one more model adds to a shared pass
-        m = len(pass_points)
-        together = timed(sizes[len(seconds) - 1], pass_points)[0]
-        share = min(1.0, max(0.02, (together / seconds[-1] - 1) / (m - 1)))
+    fewer = max(1, d // 2)
+    largest = done[-2:]
+    if fewer < d:  # a second feature count, at the two largest sizes
+        try:
+            halved = [(best(n, d=fewer)[0], fit_units(estimator, n, fewer)) for n in largest]
+        except Exception:  # noqa: BLE001 - a solver that needs all its features: sizes alone
+            halved = []
+        seconds += [t for t, _ in halved]
+        units += [u for _, u in halved]
+    a, b, exponent, law = fit_law(units, seconds)
+    passed = _passes(estimator, pass_points, largest, d, exponent, draw, best, seconds,
+                     done)
     grid = 1.0
     if len(grid_points) > 1:
         # the smallest size whose fit is long enough to time (the points are many)
-        at = next((i for i, t in enumerate(seconds) if t >= 0.05), len(seconds) - 1)
-        n, spent, times = sizes[at], 0.0, [seconds[at]]
+        at = next((i for i, t in enumerate(seconds[:len(done)]) if t >= 0.05), len(done) - 1)
+        n, spent, times = done[at], 0.0, [seconds[at]]
         for point in grid_points[1:GRID_POINTS]:
             times.append(timed(n, point=point)[0])
             spent += times[-1]
             if spent > 2 * FIT_BUDGET:  # enough to see the spread; the rest would cost more
                 break
-        grid = float(np.mean(times) / seconds[at])
-    score = float(scored[-1])  # the largest size: the least noisy
-    if len(set(units)) < 2:  # a cost that does not grow with n: a constant per fit
-        return Calibration(float(np.mean(seconds)), 0.0, len(seconds), share, score, grid)
-    # Relative least squares (each row divided by its time): a size's error counts as a share
-    # of its time, so the smallest sizes fix the intercept instead of being drowned out.
-    t = np.asarray(seconds)
-    u = np.asarray(units) / max(units)
-    design = np.column_stack([np.ones(len(u)), u]) / t[:, None]
-    (a, b), _ = nnls(design, np.ones(len(t)))
-    return Calibration(float(a), float(b) / max(units), len(seconds), share, score, grid)
+        grid = float(np.mean(times) / max(seconds[at], 1e-9))
+    return Calibration(a, b, len(seconds), exponent, max(units), law, *passed,
+                       score=float(scored[-1]), grid=grid)  # scoring: the largest size's
 
 
-def fork_seconds() -> float:
-    """What a cell's forked process costs (fork, pipe, exit), the best of three."""
-    from ordauc.experiment.isolate import run_isolated
+def _score_seconds(evaluate: Any, model: Any, X: Any, task: str, n_classes: int) -> float:
+    """Core-seconds of scoring ``X`` with ``model`` and computing its outputs' metrics."""
+    # a small draw of an ordinal set may miss a rare top class: score with the model's own
+    k = int(getattr(model, "n_classes_", 0) or n_classes) if task != "binary" else 2
+    y_eval = np.ones(X.shape[0], dtype=int) if task == "binary" else np.full(X.shape[0], 1)
+    y_eval[: X.shape[0] // 2] = 0 if task == "binary" else k
+    start = time.process_time()
+    evaluate(model, X, y_eval, task, k)
+    return time.process_time() - start
 
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        run_isolated(lambda: None, None)
-        best = min(best, time.perf_counter() - start)
-    return best
 
-
-def metrics_seconds(task: str, n_classes: int, n_eval: int) -> float:
-    """What computing every metric of the registry on ``n_eval`` rows costs (a cell scores
-    each of its evaluation sets with all of them): the best of two, on random outputs."""
-    from ordauc import metrics
-
-    rng = np.random.default_rng(0)
-    n = max(int(n_eval), 2 * n_classes)
-    low = 0 if task == "binary" else 1
-    high = low + (2 if task == "binary" else n_classes)
-    y = rng.integers(low, high, n)
-    y[:high - low] = np.arange(low, high)  # every class present, as in a real evaluation set
-    labels, scores = rng.integers(low, high, n), rng.standard_normal(n)
-    best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
-        metrics.evaluate_outputs(y, scores, labels, task, n_classes)
-        best = min(best, time.perf_counter() - start)
-    return best
+def _passes(estimator: Any, points: list[dict[str, Any]], sizes: list[int], d: int,
+            exponent: float, draw: Any, best: Any, lone: list[float], done: list[int]
+            ) -> tuple[float, float, float, float, float, float, int]:
+    """(shared_a, shared_b, model_a, model_b, top_shared, top_model, passes timed): passes of
+    2 and of up to :data:`PASS_MODELS` models at each of ``sizes``; with only two points to
+    share, a lone fit stands for a pass of one."""
+    if len(points) < 2 or len(sizes) < 2:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0
+    counts = sorted({2, min(len(points), PASS_MODELS)})
+    rows_s, rows_m, models, seconds = [], [], [], []
+    for n in sizes:
+        n_u = draw(n)[2]
+        shared, model = pass_units(estimator, n, d, n_u)
+        if len(counts) == 1:  # the lone fit at this size, already timed
+            rows_s.append(shared)
+            rows_m.append(model)
+            models.append(1)
+            seconds.append(lone[done.index(n)])
+        for m in counts:
+            rows_s.append(shared)
+            rows_m.append(model)
+            models.append(m)
+            seconds.append(best(n, points=points[:m])[0])
+    sa, sb, ma, mb = fit_pass(rows_s, rows_m, models, seconds, exponent)
+    return sa, sb, ma, mb, max(rows_s), max(rows_m), len(seconds)
 
 
 def _cache_file() -> Path:
@@ -275,7 +310,9 @@ def cached_calibration(key: str, make: Callable[[], Calibration]) -> Calibration
     import ordauc
 
     path = _cache_file()
-    machine = f"{platform.node()}|{os.cpu_count()}|{ordauc.__version__}"
+    # the unit is part of the key: a calibration timed in wall seconds is never read as one
+    # timed in core-seconds
+    machine = f"{platform.node()}|{os.cpu_count()}|{ordauc.__version__}|{UNIT}"
     try:
         store = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -307,47 +344,3 @@ def busy() -> bool:
         return os.getloadavg()[0] > 0.75 * (os.cpu_count() or 1)
     except OSError:
         return False
-
-
-class _Constant:
-    """The cheapest model a cell can fit: scores every row 0, predicts the first class. What
-    a cell costs with it is what a cell costs besides its solver."""
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {}
-
-    def set_params(self, **params: Any) -> _Constant:
-        return self
-
-    def fit(self, X: Any, y: np.ndarray) -> _Constant:
-        labels = np.asarray(y)[np.asarray(y) != -1]
-        self.label_ = labels.min() if labels.size else 0
-        return self
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        return np.zeros(X.shape[0])
-
-    def predict(self, X: Any) -> np.ndarray:
-        return np.full(X.shape[0], self.label_)
-
-
-def empty_cell_seconds(cell: Any, sizes: Any, config: Any, data_dir: str | None) -> float:
-    """What running ``cell`` costs besides its solver's fits and scoring: its forked process,
-    loading the dataset, the split, the preprocessing, the metrics and the row's way back,
-    measured by running the cell (untuned) with a constant model, the best of two."""
-    from dataclasses import replace
-
-    from ordauc.experiment.cell import CellTask, DatasetRef, run_cell
-
-    empty = replace(cell, solver=replace(cell.solver, grid={}), cv_metric="", by_metric=False)
-    task = CellTask((empty,), _Constant(), False,
-                    DatasetRef(cell.dataset.name, cell.dataset.params, data_dir), (sizes,),
-                    replace(config, curves_every=None), {})
-    best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
-        rows = run_cell(task)
-        best = min(best, time.perf_counter() - start)
-    if rows[0]["status"] != "ok":  # a cell this study cannot run: its fixed cost is unknown
-        return 0.0
-    return best

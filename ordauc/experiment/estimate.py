@@ -1,24 +1,33 @@
 """What a run will cost before it starts: core-hours and wall time per solver and in total.
 
-Every solver declares a cost model: ``fit_cost(n_samples, n_features)``, the relative work of
-one fit (e.g. n^3 for SAMULT's dense solve, n_iter (c + n) for the QSG engine, whose every
-iteration touches the batch and the unlabeled rows), and ``score_cost(n_train, n_eval,
-n_features)``, the work of scoring its model. Their constants are measured on this machine, on
-rows of the study's own datasets where they are fetched (:mod:`ordauc.experiment.calibration`).
-Where the results folder already holds finished rows of a solver, their measured times rescale
-its estimate instead (:func:`scale_by_rows`).
+Every figure is core-seconds, CPU time (:mod:`ordauc.experiment.calibration` times in CPU
+time, so the estimate holds while other work loads the machine). Every solver declares a cost
+model: ``fit_cost(n_samples, n_features)``, the relative work of one fit (e.g. n^3 for
+SAMULT's dense solve, n_iter (c + n) for the QSG engine, whose every iteration touches the
+batch and the unlabeled rows), optionally ``pass_cost`` (the shared and per-model work of a
+grid pass) and ``cv_shared_cost`` (work its cross-validation shares across folds:
+:func:`fit_seconds`), and ``score_cost(n_train, n_eval, n_features)``, the work of scoring its
+model. Their constants are measured on this machine, on rows of the study's own datasets
+where they are fetched. Where the results folder already holds finished rows of a solver,
+their measured times rescale its estimate instead (:func:`scale_by_rows`).
 
 A cell costs its fits: with inner k-fold CV over p grid points, p k fits on the fitting part of
-the folds and one refit on every training row; with test selection, p fits; untuned, one fit.
-Cells that share a fit (a supervised solver at every unlabeled size, also a semi-supervised one
-whose configuration reads no unlabeled row, :func:`~ordauc.experiment.plan.labeled_only`; one
-search for several selection metrics) are counted once, on the rows it is fitted on; a fit
-group adds what its process pays once (the fork and loading the dataset, both measured), and
-each cell the scoring of its evaluation rows. The wall time at ``n_jobs`` parallel cells is the
-core time divided by ``n_jobs``, and never below the longest single fit group.
+the folds (or, for a solver with shared grid passes, one pass per group of points and fold)
+and one refit on every training row; with test selection, p fits; untuned, one fit. Cells
+that share a fit (a supervised solver at every unlabeled size, also a semi-supervised one
+whose configuration reads no unlabeled row, :func:`~ordauc.experiment.plan.labeled_only`,
+which the plan records as ``cell.labeled_only``; one search for several selection metrics)
+are counted once, on the rows it is fitted on (the labeled rows alone for a labeled-only
+cell); a fit group adds what its process pays once (the fork and loading the dataset, both
+measured), and each cell the scoring of its evaluation rows: the pre-flight's sizes, or for a
+dataset not fetched the catalogue's (:func:`catalogue_sizes`: its test file, its held-out
+rows, or the unlabeled rows under ``evaluate: unlabeled``). The wall time at ``n_jobs``
+parallel cells is the core time divided by ``n_jobs``, and never below the longest single fit
+group.
 
-Calibrating is bounded: past :data:`CALIBRATION_BUDGET` seconds of timing in one dry run, a
-solver's further datasets reuse its calibration on the dataset with the nearest feature count.
+Calibrating is bounded: past :data:`CALIBRATION_BUDGET` CPU seconds of timing in one dry run,
+a solver's further datasets reuse its calibration on the dataset with the nearest feature
+count, and its further labels (a sweep's) the calibration of another label of the solver.
 """
 
 from __future__ import annotations
@@ -42,103 +51,44 @@ from ordauc.experiment.calibration import (
     fit_units,
     fork_seconds,
     metrics_seconds,
+    pass_units,
     score_units,
     synthetic,
 )
+from ordauc.experiment.fitcount import (  # how fits are counted; re-exported
+    fits_of,
+    grid_spread,
+    pass_points,
+    passes,
+    quick_fits,
+)
 
-CALIBRATION_BUDGET = 120.0  # seconds of timing one dry run spends before reusing calibrations
+CALIBRATION_BUDGET = 120.0  # CPU seconds of timing a dry run spends before reusing calibrations
 
-__all__ = ["Calibration", "Sampler", "estimate_cells", "fit_units", "samplers_for",
-           "scale_by_rows"]
-
-
-def passes(estimator: Any, cell: Any) -> list[int]:
-    """The number of models of each fit the search makes per fold: one per grid point, or per
-    shared pass (the points with one ``grid_key``) for a solver with shared grid fits."""
-    points = list(ParameterGrid(cell.solver.grid))
-    if not (cell.tuning.shared and cell.tuning.kind == "cv" and hasattr(estimator, "grid_key")):
-        return [1] * len(points)
-    params = estimator.get_params()
-    groups: dict[tuple, int] = {}
-    for point in points:
-        key = estimator.grid_key({**params, **point})
-        groups[key] = groups.get(key, 0) + 1
-    return list(groups.values())
+__all__ = ["GRID_POINTS", "Calibration", "Sampler", "estimate_cells", "fit_seconds",
+           "fit_units", "fits_of", "grid_spread", "pass_points", "pass_units", "passes",
+           "quick_fits", "samplers_for", "scale_by_rows"]
 
 
-def pass_points(estimator: Any, cell: Any, most: int = 4) -> list[dict[str, Any]]:
-    """Up to ``most`` grid points of the first shared pass (to time what sharing saves)."""
-    if not hasattr(estimator, "grid_key"):
-        return []
-    params = estimator.get_params()
-    points = list(ParameterGrid(cell.solver.grid))
-    first = estimator.grid_key({**params, **points[0]})
-    return [p for p in points if estimator.grid_key({**params, **p}) == first][:most]
+def fit_seconds(calib: Calibration, estimator: Any, n: int, d: int, n_unlabeled: int,
+                count: float, models: float, folds: int = 0) -> float:
+    """Core-seconds of ``count`` fits of ``models`` models each on ``n`` rows (a lone fit, or
+    a shared pass: :class:`~ordauc.experiment.costlaw.Calibration`).
 
-
-def grid_spread(estimator: Any, cell: Any, most: int = GRID_POINTS) -> list[dict[str, Any]]:
-    """Up to ``most`` points spread evenly over the cell's grid, the first point first, one
-    per shared pass where the solver shares passes (what a pass adds is timed apart): the
-    points a calibration times to see how the grid varies a fit's time."""
-    if not cell.tuned:
-        return []
-    points = list(ParameterGrid(cell.solver.grid))
-    if hasattr(estimator, "grid_key") and cell.tuning.shared:
-        params = estimator.get_params()
-        firsts: dict[Any, dict[str, Any]] = {}
-        for point in points:
-            firsts.setdefault(estimator.grid_key({**params, **point}), point)
-        points = list(firsts.values())
-    if len(points) <= most:
-        return points
-    return [points[round(i * (len(points) - 1) / (most - 1))] for i in range(most)]
-
-
-def fits_of(cell: Any, n_labeled: int, n_unlabeled: int, models: list[int] | None = None
-            ) -> list[tuple[int, int, int]]:
-    """(training rows, number of fits, models per fit) of one fit group, whose first cell is
-    ``cell``; ``models`` the sizes of the search's shared passes (:func:`passes`)."""
-    n_train = n_labeled + (0 if cell.labeled_only else n_unlabeled)
-    if not cell.tuned:
-        return [(n_train, 1, 1)]
-    models = models or [1] * len(ParameterGrid(cell.solver.grid))
-    if cell.tuning.kind != "cv":
-        return [(n_train, len(models), 1)]
-    folds = cell.tuning.folds
-    n_fold = int(n_labeled * (folds - 1) / folds) + (0 if cell.labeled_only else n_unlabeled)
-    return [*((n_fold, folds, m) for m in models), (n_train, 1, 1)]
-
-
-def quick_fits(cell: Any, estimator: Any, n_labeled: int, n_unlabeled: int, n_classes: int
-               ) -> list[tuple[int, int, float]]:
-    """:func:`fits_of` under the quick profile's successive halving: by iterations inside a
-    shared pass that can be paused (each pass's models weighted by the share of ``n_iter``
-    they run), else by samples (each round's candidates on its share of the rows)."""
-    from ordauc.experiment.halving import QUICK
-
-    models = passes(estimator, cell)
-    if not (cell.tuned and cell.tuning.kind == "cv"):
-        return fits_of(cell, n_labeled, n_unlabeled, models)
-    folds = cell.tuning.folds
-    n_fold = int(n_labeled * (folds - 1) / folds) + (0 if cell.labeled_only else n_unlabeled)
-    refit = (n_labeled + (0 if cell.labeled_only else n_unlabeled), 1, 1.0)
-    resource = getattr(estimator, "grid_resource", None)
-    if resource is not None and len(models) < sum(models):
-        top = int(estimator.get_params()[resource])
-        out = []
-        for m in models:
-            done, work = 0, 0.0
-            for resources, alive in QUICK.rounds(m, top, 1):
-                work, done = work + alive * (resources - done) / top, resources
-            out.append((n_fold, folds, work))
-        return [*out, refit]
-    n_fit_labeled = int(n_labeled * (folds - 1) / folds)
-    out = []
-    for resources, alive in QUICK.rounds(sum(models), n_fit_labeled, 2 * folds * n_classes):
-        share = min(1.0, resources / max(n_fit_labeled, 1))
-        per_pass = alive / len(models)
-        out += [(max(1, int(share * n_fold)), folds, per_pass)] * len(models)
-    return [*out, refit]
+    ``count`` fits that are the ``folds`` of one cross-validation (``count == folds``) may
+    share work across the folds: a solver that says so declares
+    ``cv_shared_cost(n_samples, n_features, n_unlabeled, n_folds) -> (once, per_fold)``, the
+    shared units its search pays once for all the folds and again per fold (in the units of
+    its ``pass_cost``), used instead of a pass's shared part per fold (e.g. SAMULT's
+    eigendecomposition of the unlabeled rows' kernel, the same in every fold)."""
+    units = fit_units(estimator, n, d)
+    shared, model = pass_units(estimator, n, d, n_unlabeled)
+    across = getattr(estimator, "cv_shared_cost", None)
+    if models > 1 and calib.passes and across is not None and folds and count == folds:
+        once, per_fold = across(int(n), int(d), int(n_unlabeled), int(folds))
+        return (calib.shared_seconds(once) + count * (
+            calib.shared_seconds(per_fold) + models * calib.model_seconds(model)))
+    return count * calib.seconds(units, models, shared, model)
 
 
 @dataclass
@@ -176,21 +126,66 @@ def human(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def _sizes(cell: Any, sizes: dict) -> tuple[int, int, int, int, int]:
+def _sizes(cell: Any, sizes: dict, evaluate: str = "test") -> tuple[int, int, int, int, int]:
     """(n_labeled, n_unlabeled, n_evaluated, n_features, n_classes) of a cell's split:
-    measured by the pre-flight, or read off the catalogue for a dataset not fetched yet."""
+    measured by the pre-flight, or read off the catalogue for a dataset not fetched yet
+    (:func:`catalogue_sizes`)."""
     from ordauc.data.catalog import CATALOG
 
     entry = CATALOG.get(cell.dataset.name)
-    k = int(getattr(entry, "n_classes", 0) or (2 if cell.task == "binary" else 5))
+    k = _catalogue_value(entry, cell.dataset.params, "n_classes") or (
+        2 if cell.task == "binary" else 5)
     found = sizes.get(cell.split_key)
     if found is not None:
         return found.n_labeled, found.n_unlabeled, found.n_test, found.n_features, k
-    n = int(getattr(entry, "n", 0) or 1000)
-    n_l = cell.n_labeled if cell.n_labeled is not None else int(0.8 * n)
-    n_u = cell.n_unlabeled if cell.n_unlabeled is not None else max(int(0.8 * n) - n_l, 0)
-    n_eval = max(n - n_l - n_u, int(0.2 * n))
-    return n_l, n_u, n_eval, int(getattr(entry, "d", 0) or 10), k
+    n_l, n_u, n_eval = catalogue_sizes(cell, entry, evaluate)
+    return n_l, n_u, n_eval, _catalogue_value(entry, cell.dataset.params, "d") or 10, k
+
+
+def _catalogue_value(entry: Any, params: dict[str, Any], field: str) -> int:
+    """A catalogue size (``n``, ``d``, ``n_classes``) under the spec's load parameters: the
+    parameter that sets it (``set_by``), ``n_rows`` (a seeded subset of the training rows) for
+    ``n``; 0 when the catalogue does not know the dataset."""
+    if entry is None:
+        return 0
+    value = int(getattr(entry, field, 0) or 0)
+    key = (getattr(entry, "set_by", {}) or {}).get(field)
+    if key and params.get(key) is not None:
+        value = int(params[key])
+    if field == "n" and params.get("n_rows") is not None:
+        value = min(value or int(params["n_rows"]), int(params["n_rows"]))
+    return value
+
+
+def catalogue_sizes(cell: Any, entry: Any, evaluate: str = "test") -> tuple[int, int, int]:
+    """(n_labeled, n_unlabeled, n_evaluated) of a cell whose dataset is not fetched, as its
+    split will draw them (:func:`ordauc.splits.make_split`) from the catalogue's sizes: the
+    evaluation rows are the unlabeled ones under ``evaluate: unlabeled``, else the official
+    test file (``n_test``; a partition's published test part), a fold (``kfold``) or the
+    held-out rows (``train_size`` or ``test_size``); the training pool is what is left."""
+    r = cell.resampling
+    n = _catalogue_value(entry, cell.dataset.params, "n") or 1000
+    options = getattr(entry, "options", {}) or {}
+    official = getattr(entry, "n_test", None)
+    if r.kind == "partitions" and options.get("split"):
+        pool, held = (int(v) for v in options["split"])
+    elif r.kind == "partitions":  # published hold-outs of the survey: 75 / 25
+        held = max(1, round(0.25 * n))
+        pool = n - held
+    elif r.kind == "kfold":
+        held = max(1, n // max(r.folds, 1))
+        pool = n - held
+    elif official:
+        pool, held = n, int(official)
+    elif isinstance(r.train_size, int):
+        pool, held = min(r.train_size, n - 1), n - min(r.train_size, n - 1)
+    else:
+        held = max(1, round(r.test_size * n))
+        pool = n - held
+    n_l = min(cell.n_labeled, pool) if cell.n_labeled is not None else pool
+    n_u = cell.n_unlabeled if cell.n_unlabeled is not None else max(pool - n_l, 0)
+    n_u = min(n_u, max(pool - n_l, 0))
+    return n_l, n_u, (n_u if evaluate == "unlabeled" else held)
 
 
 def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool,
@@ -213,10 +208,10 @@ def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool,
 
 def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
                    memory_share: int | None = None, samplers: dict[str, Sampler] | None = None,
-                   fixed: float | None = None, empty: dict[str, float] | None = None
-                   ) -> tuple[dict[str, SolverCost], dict[str, float]]:
-    """Per solver label, the cost of ``cells`` (those to run); and each fit group's estimated
-    seconds by fit key (to compare with finished rows).
+                   fixed: float | None = None, empty: dict[str, float] | None = None,
+                   evaluate: str = "test") -> tuple[dict[str, SolverCost], dict[str, float]]:
+    """Per solver label, the cost of ``cells`` (those to run), in core-seconds; and each fit
+    group's estimated core-seconds by fit key (to compare with finished rows).
 
     ``samplers`` (dataset label -> :class:`Sampler`) give the rows calibrations are timed on;
     datasets without one are stood in for by synthetic rows. ``empty`` (dataset label ->
@@ -224,7 +219,8 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
     cells costs besides the solver; where it is not known, a fit group costs ``fixed`` (its
     process, measured when None), its dataset's loading and each cell's metrics. A group whose
     fit needs more than ``memory_share`` bytes is counted as skipped, as the memory guard will
-    skip it (the guard itself only sizes fetched datasets).
+    skip it (the guard itself only sizes fetched datasets). ``evaluate`` is the study's
+    (``test`` or ``unlabeled``): which rows an unfetched dataset's cells are scored on.
     """
     from ordauc import solvers
 
@@ -234,18 +230,18 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         groups.setdefault(cell.fit_key, []).append(cell)
     tops: dict[tuple[str, str], int] = {}  # the largest training set per solver and dataset
     for cell in cells:
-        n_l, n_u, _, _, _ = _sizes(cell, sizes)
+        n_l, n_u, _, _, _ = _sizes(cell, sizes, evaluate)
         pair = (cell.solver.label, cell.dataset.label)
         tops[pair] = max(tops.get(pair, 0), n_l + (0 if cell.labeled_only else n_u))
     process = fork_seconds() if fixed is None and groups else (fixed or 0.0)
-    calibrations: dict[tuple[str, Any], tuple[Calibration, int]] = {}  # -> (calib, d)
+    calibrations: dict[tuple[str, Any], tuple[Calibration, int, str]] = {}  # (calib, d, name)
     spent = 0.0
     scoring: dict[tuple[str, int, int], float] = {}  # metrics' seconds per task and size
     costs: dict[str, SolverCost] = {}
     by_key: dict[str, float] = {}
     for key, group in groups.items():
         cell = group[0]
-        n_l, n_u, _, d, k = _sizes(cell, sizes)
+        n_l, n_u, _, d, k = _sizes(cell, sizes, evaluate)
         point = next(iter(ParameterGrid(cell.solver.grid)))
         estimator = solvers.get(cell.solver.name, **cell.solver.params).set_params(**point)
         label = cell.solver.label
@@ -261,20 +257,25 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         d_cal = max(2, min(d, 100))  # synthetic stand-ins: the cost's term in d scales
         ckey = (label, cell.dataset.label) if sampler else (label, d_cal)
         if ckey not in calibrations:
-            mine = [v for (lab, _), v in calibrations.items() if lab == label]
+            # the label's own calibrations, else those of its solver under other labels (a
+            # sweep's: their parameters enter the declared units, the constants are shared)
+            mine = ([v for (lab, _), v in calibrations.items() if lab == label]
+                    or [v for v in calibrations.values() if v[2] == cell.solver.name])
             if mine and spent > CALIBRATION_BUDGET:  # nearest feature count already timed
                 calibrations[ckey] = min(mine, key=lambda v: abs(math.log(v[1] / d)))
             else:
-                started = time.perf_counter()
+                started = time.process_time()  # CPU: a loaded machine spends no more
                 calibrations[ckey] = (_calibration(estimator, cell, k, d_cal, sampler,
                                                    tops[label, cell.dataset.label],
-                                                   calibrate_with), d)
-                spent += time.perf_counter() - started
+                                                   calibrate_with), d, cell.solver.name)
+                spent += time.process_time() - started
         calib = calibrations[ckey][0]
         fits = (quick_fits(cell, estimator, n_l, n_u, k)
                 if getattr(cell, "profile", "paper") == "quick"
                 else fits_of(cell, n_l, n_u, passes(estimator, cell)))
-        seconds = sum(count * calib.seconds(fit_units(estimator, n, d), m)
+        n_u_fit = 0 if cell.labeled_only else n_u
+        folds = cell.tuning.folds if cell.tuned and cell.tuning.kind == "cv" else 0
+        seconds = sum(fit_seconds(calib, estimator, n, d, n_u_fit, count, m, folds)
                       for n, count, m in fits)
         known = (empty or {}).get(cell.dataset.label)
         if known is not None:  # the measured empty cell: process, data, split, metrics
@@ -282,7 +283,7 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         else:
             seconds += process + (sampler.load_seconds if sampler else 0.0)
         for at, c in enumerate(group):  # each cell scores its rows and computes every metric
-            n_eval = _sizes(c, sizes)[2]
+            n_eval = _sizes(c, sizes, evaluate)[2]
             seconds += calib.score * score_units(estimator, n_train, n_eval, d)
             if known is not None and at == 0:
                 continue  # the empty cell computed the first cell's metrics
@@ -332,13 +333,15 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
 def scale_by_rows(costs: dict[str, SolverCost], done_cells: list[Any], sizes: dict,
                   rows: list[dict[str, str]], calibrate_with: Any = None,
                   samplers: dict[str, Sampler] | None = None, fixed: float | None = None,
-                  empty: dict[str, float] | None = None) -> None:
+                  empty: dict[str, float] | None = None, evaluate: str = "test") -> None:
     """Rescale each solver's estimate by its finished rows in the folder: the ratio of their
-    measured wall time (per fit group) to what the model estimates for them."""
+    measured time (per fit group) to what the model estimates for them. The rows record wall
+    time, which equals a cell's core-seconds on a machine it had to itself (a cell runs on
+    one core, one BLAS thread)."""
     if not done_cells:
         return
     _, estimated = estimate_cells(done_cells, sizes, calibrate_with, samplers=samplers,
-                                  fixed=fixed, empty=empty)
+                                  fixed=fixed, empty=empty, evaluate=evaluate)
     measured: dict[str, float] = {}
     for row in rows:
         try:
@@ -381,7 +384,8 @@ def dry_run_costs(report: Any, config: Any, data_dir: str | None,
             empty[label] = empty_cell_seconds(cell, report.sizes[cell.split_key], config,
                                               data_dir)
     costs, _ = estimate_cells(todo, report.sizes, memory_share=memory_share,
-                              samplers=samplers, fixed=fixed, empty=empty)
+                              samplers=samplers, fixed=fixed, empty=empty,
+                              evaluate=config.evaluate)
     scale_by_rows(costs, done, report.sizes, report.rows, samplers=samplers, fixed=fixed,
-                  empty=empty)
+                  empty=empty, evaluate=config.evaluate)
     return costs

@@ -167,6 +167,15 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         rows = min(float(n_samples), t * batch / 2)
         return t * int(self.block_size) * n_features * (32 * batch + rows)
 
+    def pass_cost(self, n_samples: int, n_features: int, n_unlabeled: int
+                  ) -> tuple[float, float]:
+        """(shared, per-model) work of a grid pass, for the dry run's estimate: the blocks'
+        features of the sampled rows, computed once for every model, grow with d as a fit
+        does (:meth:`fit_cost`); what each model adds (its steps, its f on those rows against
+        the block) does not: the same without the factor d."""
+        shared = self.fit_cost(n_samples, n_features)
+        return shared, shared / max(int(n_features), 1)
+
     def warm_up(self) -> None:
         """Load the compiled trigonometric loops (numba) by a fit on a tiny problem: a cell
         forked afterwards does not pay for them again (about 0.4 s), and the choice between the

@@ -123,6 +123,18 @@ class OneModelPerSubproblem(GridFit, OrdaucEstimator):
         QS3ORAO paper's five classes)."""
         return 4 * self.base(**self.subproblem_params(1)).fit_cost(n_samples, n_features)
 
+    def pass_cost(self, n_samples: int, n_features: int, n_unlabeled: int
+                  ) -> tuple[float, float]:
+        """(shared, per-model) work of a grid pass, for the dry run's estimate: what the base
+        computes from X alone once for all the subproblems (the base's shared part), the
+        base's per-model part once per subproblem (counted as 4, as in :meth:`fit_cost`)."""
+        base = self.base(**self.subproblem_params(1))
+        if not hasattr(base, "pass_cost"):
+            units = self.fit_cost(n_samples, n_features)
+            return units, units
+        shared, model = base.pass_cost(n_samples, n_features, n_unlabeled)
+        return shared, 4 * model
+
     def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
         """The base model's, once per subproblem (counted as 4, as in :meth:`fit_cost`)."""
         return 4 * self.base(**self.subproblem_params(1)).score_cost(n_train, n_eval,

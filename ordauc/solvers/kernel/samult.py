@@ -134,6 +134,18 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
         n = float(n_samples)
         return n ** 2 * n_features + n ** 3 / 3
 
+    def pass_cost(self, n_samples: int, n_features: int, n_unlabeled: int
+                  ) -> tuple[float, float]:
+        """(shared, per-model) work of a grid pass (:class:`KernelPath`), for the dry run's
+        estimate: the kernel (n^2 d), the eigendecomposition of K_UU (about 4 n_u^3) and
+        M = K_LU Q (n_l n_u^2) once; per model, the n_l x n_l system (n_l^2 n_u to form,
+        n_l^3 / 3 to solve) and the products with K and Q (a few n^2). With few labeled rows
+        the models cost n^2 each while the shared part grows as n_u^3."""
+        n, n_u = float(n_samples), float(min(n_unlabeled, n_samples))
+        n_l = n - n_u
+        return (n * n * n_features + 4 * n_u ** 3 + n_l * n_u * n_u,
+                n_l * n_l * n_u + n_l ** 3 / 3 + 4 * n * n)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: np.ndarray, y: np.ndarray) -> SAMULT:
         """Solve (Lap K + lam/2 I) beta = v; ``y == -1`` marks unlabeled rows."""
