@@ -79,13 +79,17 @@ def fit_seconds(calib: Calibration, estimator: Any, n: int, d: int, n_unlabeled:
     share work across the folds: a solver that says so declares
     ``cv_shared_cost(n_samples, n_features, n_unlabeled, n_folds) -> (once, per_fold)``, the
     shared units its search pays once for all the folds and again per fold (in the units of
-    its ``pass_cost``), used instead of a pass's shared part per fold (e.g. SAMULT's
-    eigendecomposition of the unlabeled rows' kernel, the same in every fold)."""
+    its ``pass_cost``; None when it shares nothing), used instead of a pass's shared part per
+    fold (e.g. SAMULT's eigendecomposition of the unlabeled rows' kernel, the same in every
+    fold)."""
     units = fit_units(estimator, n, d)
     shared, model = pass_units(estimator, n, d, n_unlabeled)
     across = getattr(estimator, "cv_shared_cost", None)
-    if models > 1 and calib.passes and across is not None and folds and count == folds:
-        once, per_fold = across(int(n), int(d), int(n_unlabeled), int(folds))
+    shares = (across(int(n), int(d), int(n_unlabeled), int(folds))
+              if models > 1 and calib.passes and across is not None and folds
+              and count == folds else None)  # None: the solver shares nothing across folds
+    if shares is not None:
+        once, per_fold = shares
         return (calib.shared_seconds(once) + count * (
             calib.shared_seconds(per_fold) + models * calib.model_seconds(model)))
     return count * calib.seconds(units, models, shared, model)

@@ -135,6 +135,17 @@ class OneModelPerSubproblem(GridFit, OrdaucEstimator):
         shared, model = base.pass_cost(n_samples, n_features, n_unlabeled)
         return shared, 4 * model
 
+    def cv_shared_cost(self, n_samples: int, n_features: int, n_unlabeled: int, n_folds: int
+                       ) -> tuple[float, float] | None:
+        """The base's (once, per fold) shared work of a cross-validation, None when it shares
+        nothing across folds: the once part serves every subproblem, the per-fold part is paid
+        per subproblem (counted as 4, as in :meth:`fit_cost`)."""
+        base = self.base(**self.subproblem_params(1))
+        if not hasattr(base, "cv_shared_cost"):
+            return None
+        once, per_fold = base.cv_shared_cost(n_samples, n_features, n_unlabeled, n_folds)
+        return once, 4 * per_fold
+
     def score_cost(self, n_train: int, n_eval: int, n_features: int) -> float:
         """The base model's, once per subproblem (counted as 4, as in :meth:`fit_cost`)."""
         return 4 * self.base(**self.subproblem_params(1)).score_cost(n_train, n_eval,

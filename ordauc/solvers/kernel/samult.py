@@ -146,6 +146,19 @@ class SAMULT(GridFit, ThresholdLabels, OrdaucEstimator):
         return (n * n * n_features + 4 * n_u ** 3 + n_l * n_u * n_u,
                 n_l * n_l * n_u + n_l ** 3 / 3 + 4 * n * n)
 
+    def cv_shared_cost(self, n_samples: int, n_features: int, n_unlabeled: int, n_folds: int
+                       ) -> tuple[float, float]:
+        """(once, per fold) shared work of a cross-validation whose folds share the grid path
+        (:class:`FoldPath`: every fold keeps the unlabeled rows), for the dry run's estimate:
+        the whole training rows' kernel, the eigendecomposition of K_UU and M = K_LU Q once for
+        all the folds; per fold, its rows of M and the kernel of its validation rows."""
+        n_u = float(min(n_unlabeled, n_samples))
+        n_l_fold = float(n_samples) - n_u
+        n_l = n_l_fold * n_folds / max(n_folds - 1, 1)  # every labeled row, across the folds
+        n = n_l + n_u
+        once = n * n * n_features + 4 * n_u ** 3 + n_l * n_u * n_u
+        return once, n_l_fold * n_u + (n_l - n_l_fold) * n * n_features
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: np.ndarray, y: np.ndarray) -> SAMULT:
         """Solve (Lap K + lam/2 I) beta = v; ``y == -1`` marks unlabeled rows."""
