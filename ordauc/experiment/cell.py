@@ -12,7 +12,10 @@ killed and gives ``timeout``, for every cell of the task. The estimator arrives 
 by the parent and the dataset as a handle, so workers never consult the solver registry.
 :func:`measure` is the work itself, which ``ordauc run --debug`` calls in-process to let
 exceptions through. Under the ``quick`` profile an inner-CV search is successive halving
-(:class:`~ordauc.experiment.halving.HalvingCV`); every row names its profile.
+(:class:`~ordauc.experiment.halving.HalvingCV`); every row names its profile. A sweep task
+(``CellTask.sweep``) serves the specs of one config ``sweep`` on one split with one grid call
+(:mod:`ordauc.experiment.sweep`); it starts as every task does (:func:`prepare`) and writes each
+cell's row through the same :func:`measured_row`.
 """
 
 from __future__ import annotations
@@ -68,7 +71,10 @@ class CellTask:
     ``cells`` share their tuning and fits (the same :attr:`Cell.fit_key`); ``sizes`` are
     theirs, in order. ``shared_fit`` says whether one fit serves several unlabeled budgets of
     the plan (a supervised solver), even when fewer of them are run now; a row's
-    ``shared_fit`` column is also true where selection metrics chose the same point.
+    ``shared_fit`` column is also true where selection metrics chose the same point. With
+    ``sweep``, the cells are those of several specs of one config sweep (their swept parameters
+    differ; ``estimator`` is the first spec's) and one grid call fits them all; ``shared_fit``
+    is then each spec's own.
     """
 
     cells: tuple[Cell, ...]

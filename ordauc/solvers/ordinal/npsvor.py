@@ -92,6 +92,18 @@ triangular solves (and K z through :func:`kernel_times`), and the factor is the 
 computed by the same calls on the same rows, whether a lone fit or a pass made it; so each
 point's iterates, stopping iteration, coefficients, biases and logged residuals are bitwise those
 of its lone ``fit``.
+
+The tolerances and ``max_iter`` are not read by the iteration (13a-c) at all, only by the stopping
+rule (19)-(20). The points of a pass that share (C, eps) and differ only in (tol_abs, tol_rel,
+max_iter) therefore follow one trajectory, run once (:func:`admm_path`): it goes on until the
+last of them stops, and each point takes the iterate, the iteration count and the residual log
+of its own first stop, again bitwise its lone fit (its stopping rule is evaluated with the same
+operations as in :func:`admm`). The NPSVOR paper's Fig. 4 sweep of 11 x 11 tolerances costs one
+run of the longest point instead of 121. A pass hands its models back one at a time, each
+finished (biases, warning of a run cut by ``max_iter``) when asked for, so that a caller reading
+warnings model by model sees each point's own; every model reports ``fit_seconds_``, the time
+its own fit takes, measured inside the pass (the shared factor's time, its iterations up to its
+stop, its finishing).
 """
 
 from __future__ import annotations
@@ -413,13 +425,19 @@ class NPSVOR(GridFit, OrdaucEstimator):
         Whether every rank met the stopping rule (19)-(20) before ``max_iter``.
     traces_ : dict of ndarray
         ``primal_residual`` and ``dual_residual``: the residuals of (19)-(20) per iteration.
+    fit_seconds_ : float
+        Wall seconds of this model's own fit: building and factoring the kernel, its ADMM
+        iterations up to its stop, its biases; measured inside the pass when a grid pass shared
+        the factor or the trajectory with other points (so the times of one pass overlap).
 
     Notes
     -----
     ``fit_grid(X, y, points)`` fits every (C, eps, tol_abs, tol_rel, max_iter) point of a
     (kappa, rho) from one Cholesky factorisation of K + rho I: grid points sharing kappa (and
-    rho) share it. Each point's model is bitwise its lone fit, since the ADMM iterates depend
-    on the factor only, not on how it was obtained (module docstring).
+    rho) share it, and those also sharing (C, eps) share one ADMM trajectory, whatever their
+    tolerances and ``max_iter``. Each point's model is bitwise its lone fit, since the ADMM
+    iterates depend on the factor only, not on how it was obtained, and not on the stopping
+    rule (module docstring).
     """
 
     grid_shared = frozenset({"C", "eps", "tol_abs", "tol_rel", "max_iter"})
