@@ -131,3 +131,49 @@ def test_debug_runs_the_sweep_task_in_process(cli, write_config, tmp_path) -> No
     code, printed, err = cli("run", write_config(STUDY), "--out", tmp_path / "out", "--debug")
     assert code == 0, err
     assert not (tmp_path / "out" / "results.csv").exists()
+
+
+def test_a_point_that_fails_fails_its_own_rows_only(cli, write_config, tmp_path,
+                                                    monkeypatch) -> None:
+    from ordauc.solvers.ordinal.npsvor import NPSVOR
+
+    real = NPSVOR._finish
+
+    def finish(self, *args):  # the biases of the loosest points fail (the cells fork: inherited)
+        if self.tol_abs == 1.0 and self.tol_rel == 1e-3:
+            raise FloatingPointError("no bias")
+        return real(self, *args)
+
+    monkeypatch.setattr(NPSVOR, "_finish", finish)
+    config = write_config({**STUDY, "solvers": {"npsvor": STUDY["solvers"]["npsvor"]}})
+    code, _, _ = cli("run", config, "--out", tmp_path / "sweep", "--n-jobs", "1")
+    rows = _tables(tmp_path / "sweep")[0]
+    _per_spec(monkeypatch)
+    cli("run", config, "--out", tmp_path / "alone", "--n-jobs", "1")
+    alone = _tables(tmp_path / "alone")[0]
+    assert code != 0 and (rows["status"] == "error").sum() == 2  # one point, two splits
+    for column in ("status", "message"):
+        assert rows[column].fillna("").to_dict() == alone[column].fillna("").to_dict()
+    assert (tmp_path / "sweep" / "logs").is_dir()
+
+
+def test_a_sweep_without_own_fit_times_shares_the_call_time(cli, write_config, tmp_path,
+                                                            monkeypatch) -> None:
+    """SAMULT's lam is in its grid_shared and its models do not report their own time: the
+    call's time is divided among the points; the rows equal the per-spec ones (its shared
+    passes equal its lone fits to 1e-12)."""
+    config = write_config({"seed": 3, "datasets": ["breast_cancer"],
+                           "resampling": {"repeats": 1, "n_labeled": [40],
+                                          "n_unlabeled": [60]},
+                           "solvers": {"samult": {"params": {"sigma": 0.5, "gamma": 0.5},
+                                                  "sweep": {"lam": [0.1, 1.0, 10.0]}}}})
+    rows, _ = _run(cli, config, tmp_path / "sweep")
+    _per_spec(monkeypatch)
+    alone, _ = _run(cli, config, tmp_path / "alone")
+    assert (rows["fit_time_basis"] == "pass_share").all() and (rows["fit_time_s"] > 0).all()
+    assert rows["fit_time_s"].nunique() == 1
+    numbers = [c for c in rows.columns if c not in TIMING and rows[c].dtype.kind == "f"]
+    pd.testing.assert_frame_equal(rows[numbers], alone[numbers], rtol=1e-12, atol=0)
+    texts = [c for c in rows.columns if c not in TIMING and c not in numbers]
+    pd.testing.assert_frame_equal(rows[texts], alone[texts])
+    assert rows["auc"].nunique() > 1

@@ -325,7 +325,7 @@ OWN_FIT = "fit"  # fit_time_s is the clock of the model's own fit (fit_time_basi
 
 
 def measured_row(task: CellTask, scored: dict[str, Any], model: Any, choice: Any, metric: str,
-                 shared: bool, seconds: float, basis: str,
+                 shared: bool, seconds: float | None, basis: str,
                  caught: list[warnings.WarningMessage]) -> dict[str, Any]:
     """A cell's measured columns from its scores (``scored``: :func:`evaluate`'s columns and
     its ``_curves``), its fitted model, the tuner's choice by ``metric``, and the warnings

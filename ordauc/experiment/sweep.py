@@ -100,18 +100,16 @@ def measure_sweep(task: CellTask) -> list[dict[str, Any]]:
         warnings.simplefilter("always")
         choice = ready.tuner.tune(ready.estimator, X, y, cell.solver.grid)[name]
         base = ready.estimator.set_params(**choice.params)
-        start = time.perf_counter()
         run = base.iter_fit_grid(X, y, points, task.memory_budget)
-        made: list[tuple[int, Any, list[warnings.WarningMessage]]] = []
-        while True:  # each model's warnings are those caught while it was produced
+        fitting, scoring = time.perf_counter(), 0.0
+        shares: list[int] = []  # rows whose fit_time_s is the call's time over its points
+        while True:  # each model is scored as it comes, then dropped
             mark = len(caught)
             try:
                 index, model = next(run)
             except StopIteration:
                 break
-            made.append((index, model, caught[mark:]))
-        share = (time.perf_counter() - start) / max(1, len(points))
-        for index, model, fitted in made:
+            scored_at = time.perf_counter()
             label = labels[index]
             if isinstance(model, Exception):  # its own task would fail: its cells fail
                 for i in users[label]:
@@ -120,14 +118,20 @@ def measure_sweep(task: CellTask) -> list[dict[str, Any]]:
             seconds = getattr(model, "fit_seconds_", None)
             basis = IN_PASS if isinstance(seconds, float) else PASS_SHARE
             traces = trace_rows(model, config.curves_every, config.curves_until)
-            mark = len(caught)
             scored = {i: {**evaluate(model, *targets[i], cell.task, n_classes),
                           "_curves": list(traces)} for i in users[label]}
-            # the spec's own task catches the warnings of its fit and of scoring all its cells
-            mine = [*fitted, *caught[mark:]]
+            # the spec's own task catches the warnings of its fit and of scoring all its
+            # cells: here those caught while its model was produced, then scored
+            mine = caught[mark:]
             for i in users[label]:
                 rows[i] = measured_row(
                     task, scored[i], model, choice, name,
                     shared=task.shared_fit or len(users[label]) > 1,
-                    seconds=seconds if basis == IN_PASS else share, basis=basis, caught=mine)
+                    seconds=seconds if basis == IN_PASS else None, basis=basis, caught=mine)
+                if basis == PASS_SHARE:
+                    shares.append(i)
+            scoring += time.perf_counter() - scored_at
+        share = (time.perf_counter() - fitting - scoring) / max(1, len(points))
+        for i in shares:
+            rows[i]["fit_time_s"] = share
     return rows
