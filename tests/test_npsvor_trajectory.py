@@ -146,3 +146,34 @@ def test_each_model_of_a_shared_trajectory_warns_when_it_is_produced() -> None:
             clone(base).set_params(**point).fit(X, y)
         assert seen[i] == [str(w.message) for w in lone], point
     assert [len(seen[i]) for i in range(4)] == [1, 0, 1, 0]
+
+
+def test_models_stopped_at_one_iterate_score_rows_once_and_as_their_lone_fits(
+        monkeypatch) -> None:
+    """Points that stop at the same iterate (here every point capped at 60 iterations) are one
+    function: the pass computes their biases once, and rows one of them scored are not scored
+    again by the others; rows changed in place are scored anew."""
+    X, y = _data(seed=4)
+    X_new = np.random.default_rng(6).normal(size=(25, 3))
+    base = NPSVOR(C=5.0, kappa=0.5, max_iter=60)
+    points = [dict(tol_abs=a, tol_rel=r) for a in (0.0, 1e-12) for r in (0.0, 1e-12)]
+    points.append(dict(tol_abs=1.0, tol_rel=1.0))  # stops at once: not a twin
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        models = base.fit_grid(X, y, points)
+        lones = [clone(base).set_params(**p).fit(X, y) for p in points]
+    assert [m.n_iter_ for m in models] == [60] * 4 + [1]
+    kernels = []
+    real = npsvor_module.gaussian_kernel
+    monkeypatch.setattr(npsvor_module, "gaussian_kernel",
+                        lambda *a: kernels.append(1) or real(*a))
+    for model, lone in zip(models, lones, strict=True):
+        _bitwise(model.rank_functions(X_new), lone.rank_functions(X_new), "rank_functions")
+        _bitwise(model.predict(X_new), lone.predict(X_new), "predict")
+    assert len(kernels) == 1 + 5 * 2 + 1  # the four twins score X_new once
+    X_new[3] += 1.0  # the same array, other rows: scored anew, still as the lone fits
+    for model, lone in zip(models, lones, strict=True):
+        _bitwise(model.rank_functions(X_new), lone.rank_functions(X_new), "changed rows")
+    for model, lone in zip(models, lones, strict=True):
+        _assert_lone(model, lone, X_new)
+        assert model.fit_seconds_ > 0

@@ -29,7 +29,10 @@ from outside, and the ``fit_time_basis`` column says what it is:
   the points it fitted (their sum is the call's time).
 
 ``wall_time_s`` and ``peak_rss_mb`` are the whole task's, on every row of it (as for the cells
-of any task that serves several); the timeout applies to the whole task.
+of any task that serves several); the timeout applies to the whole task. ``predict_time_s`` is
+the scoring of the row's model as the task did it: a solver whose models of one pass share work
+(NPSVOR's models stopped at one iterate share their rank functions) shows less for a model
+whose twin scored the rows first.
 """
 
 from __future__ import annotations

@@ -103,11 +103,16 @@ run of the longest point instead of 121. A pass hands its models back one at a t
 finished (biases, warning of a run cut by ``max_iter``) when asked for, so that a caller reading
 warnings model by model sees each point's own; every model reports ``fit_seconds_``, the time
 its own fit takes, measured inside the pass (the shared factor's time, its iterations up to its
-stop, its finishing).
+stop, its finishing). Points that stop at the same iterate (in Fig. 4, every point whose
+tolerances the run never meets stops at ``max_iter``) are one function: their biases are
+computed once, and so are their rank functions on given rows (a memo of the last few row sets
+scored, keyed by their bytes): scoring the 121 models on the test rows costs as many kernel
+evaluations as there are distinct stops.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 import warnings
@@ -139,6 +144,7 @@ __all__ = ["NPSVOR", "ADMMResult", "RankProblems", "admm", "admm_path", "interce
 _CHUNK_ROWS = 2048
 _RANKS_BUDGET = 32  # ranks assumed by fit_memory_bytes (the data's p is unknown there)
 _DROPPED = np.empty((0, 0))  # the beta of a result kept only to finish a model
+_TWIN_MEMO = 4  # row sets whose rank functions twin models remember (one per scored cell)
 
 
 @dataclass(frozen=True)
@@ -288,6 +294,28 @@ def admm_path(factor: tuple[np.ndarray, bool], problems: RankProblems, rho: floa
                 yield int(i), run.result(bool(ok), busy)
             start = time.perf_counter()
             active = active[~stop]
+
+
+class _Twins:
+    """What the models that stopped at one iterate of one shared trajectory have in common:
+    they are one function (only their tolerances, cap and ``converged_`` differ), so their
+    biases and support are computed once, and so are their rank functions on given rows: a
+    memo of the last :data:`_TWIN_MEMO` row sets scored, keyed by the rows' shape and bytes
+    (never by the array's identity, so rows changed in place are scored anew)."""
+
+    def __init__(self) -> None:
+        self.finished: tuple[np.ndarray, np.ndarray, float] | None = None  # b, support, secs
+        self.scores: dict[tuple, np.ndarray] = {}
+
+    @staticmethod
+    def key(X: np.ndarray) -> tuple:
+        data = np.ascontiguousarray(X)
+        return (data.shape, data.dtype.str, hashlib.blake2b(data.tobytes()).digest())
+
+    def remember(self, key: tuple, scores: np.ndarray) -> None:
+        if len(self.scores) >= _TWIN_MEMO:
+            self.scores.pop(next(iter(self.scores)))  # the oldest
+        self.scores[key] = scores.copy()
 
 
 def _trajectory(labels: LabeledSplit, factor: tuple[np.ndarray, bool], models: list[Any],
@@ -511,13 +539,22 @@ class NPSVOR(GridFit, OrdaucEstimator):
         return self._finish(X, labels, factor, problems, result, factor_seconds)
 
     def _finish(self, X: np.ndarray, labels: LabeledSplit, factor: tuple[np.ndarray, bool],
-                problems: RankProblems, result: ADMMResult, factor_seconds: float) -> NPSVOR:
+                problems: RankProblems, result: ADMMResult, factor_seconds: float,
+                twins: _Twins | None = None) -> NPSVOR:
         """The fitted attributes from the ADMM's ``result``: the biases, the support vectors,
-        the residual log, and the ConvergenceWarning of a run cut by ``max_iter``."""
+        the residual log, and the ConvergenceWarning of a run cut by ``max_iter``. ``twins``:
+        what the models stopped at the same iterate share (the biases and support computed by
+        the first of them; each model keeps its own copies)."""
         start = time.perf_counter()
-        rho = float(self.rho)
-        b = intercepts(kernel_times(factor, rho, result.z), result.z, problems)
-        support = np.flatnonzero(np.any(result.z != 0.0, axis=1))
+        if twins is not None and twins.finished is not None:
+            b, support, finishing = twins.finished
+            b, support = b.copy(), support.copy()
+        else:
+            b = intercepts(kernel_times(factor, float(self.rho), result.z), result.z, problems)
+            support = np.flatnonzero(np.any(result.z != 0.0, axis=1))
+            finishing = time.perf_counter() - start
+            if twins is not None:
+                twins.finished = (b.copy(), support.copy(), finishing)
         self.classes_ = labels.classes
         self.n_classes_ = labels.n_classes
         self.support_ = support
@@ -529,7 +566,9 @@ class NPSVOR(GridFit, OrdaucEstimator):
         # per iteration, for a run that records curves (Theorem 1: at least linear with zero
         # tolerances)
         self.traces_ = {"primal_residual": result.primal, "dual_residual": result.dual}
-        self.fit_seconds_ = factor_seconds + result.seconds + (time.perf_counter() - start)
+        self._twins = twins
+        # its lone fit's time: the biases count whether this model or a twin computed them
+        self.fit_seconds_ = factor_seconds + result.seconds + finishing
         if not result.converged:
             warnings.warn(f"NPSVOR's ADMM stopped at max_iter={self.max_iter} before every rank "
                           "met the stopping rule (19)-(20); raise max_iter or the tolerances",
@@ -574,6 +613,7 @@ class NPSVOR(GridFit, OrdaucEstimator):
         for pos, est in enumerate(models):
             groups.setdefault((float(est.C), float(est.eps)), []).append(pos)
         stops: dict[int, Any] = {}  # position -> (problems, its stop on a shared trajectory)
+        twins: dict[tuple[float, float, int], _Twins] = {}  # per stopping iterate
         for pos, est in enumerate(models):
             members = groups[(float(est.C), float(est.eps))]
             try:
@@ -587,7 +627,9 @@ class NPSVOR(GridFit, OrdaucEstimator):
                     if isinstance(stop, Exception):
                         yield stop
                         continue
-                    est._finish(X, data.labels, factor, *stop, factor_seconds)
+                    same = twins.setdefault((float(est.C), float(est.eps), stop[1].n_iter),
+                                            _Twins())
+                    est._finish(X, data.labels, factor, *stop, factor_seconds, same)
             except Exception as exc:  # this point's own failure; the others go on
                 yield exc
                 continue
@@ -619,12 +661,19 @@ class NPSVOR(GridFit, OrdaucEstimator):
     def rank_functions(self, X: np.ndarray) -> np.ndarray:
         """(n, p): f_k(x) = sum_i beta_ik K(x, x_i) + b_k (Eq. 9) for every rank k."""
         X = predict_input(self, X, np.float64)
+        twins = getattr(self, "_twins", None)  # a model stopped where others of its pass did
+        if twins is not None:
+            key = twins.key(X)
+            if key in twins.scores:  # a twin scored these rows: the same function, same values
+                return twins.scores[key].copy()
         out = np.empty((X.shape[0], self.dual_coef_.shape[1]))
         for r0 in range(0, X.shape[0], _CHUNK_ROWS):  # bounded memory: one kernel slab at a time
             rows = slice(r0, r0 + _CHUNK_ROWS)
             out[rows] = (gaussian_kernel(X[rows], self.support_vectors_, self.kappa)
                          @ self.dual_coef_)
         out += self.intercept_
+        if twins is not None:
+            twins.remember(key, out)
         return out
 
     def predict(self, X: np.ndarray) -> np.ndarray:
