@@ -12,7 +12,10 @@ killed and gives ``timeout``, for every cell of the task. The estimator arrives 
 by the parent and the dataset as a handle, so workers never consult the solver registry.
 :func:`measure` is the work itself, which ``ordauc run --debug`` calls in-process to let
 exceptions through. Under the ``quick`` profile an inner-CV search is successive halving
-(:class:`~ordauc.experiment.halving.HalvingCV`); every row names its profile.
+(:class:`~ordauc.experiment.halving.HalvingCV`); every row names its profile. A sweep task
+(``CellTask.sweep``) serves the specs of one config ``sweep`` on one split with one grid call
+(:mod:`ordauc.experiment.sweep`); it starts as every task does (:func:`prepare`) and writes each
+cell's row through the same :func:`measured_row`.
 """
 
 from __future__ import annotations
@@ -68,7 +71,10 @@ class CellTask:
     ``cells`` share their tuning and fits (the same :attr:`Cell.fit_key`); ``sizes`` are
     theirs, in order. ``shared_fit`` says whether one fit serves several unlabeled budgets of
     the plan (a supervised solver), even when fewer of them are run now; a row's
-    ``shared_fit`` column is also true where selection metrics chose the same point.
+    ``shared_fit`` column is also true where selection metrics chose the same point. With
+    ``sweep``, the cells are those of several specs of one config sweep (their swept parameters
+    differ; ``estimator`` is the first spec's) and one grid call fits them all; ``shared_fit``
+    is then each spec's own.
     """
 
     cells: tuple[Cell, ...]
@@ -82,6 +88,7 @@ class CellTask:
     guard: Any = None  # the backend's orphan guard (see isolate.run_isolated), or None
     shared_fit: bool = False
     reference: Any = None  # unfitted ``curves.reference`` solver, or None
+    sweep: bool = False  # the cells are the specs of one config sweep, fitted in one grid call
 
     @property
     def cell(self) -> Cell:
@@ -110,7 +117,8 @@ def run_cell(task: CellTask) -> list[dict[str, Any]]:
         except ChildDied as exc:
             status, message = "error", str(exc)
     wall = time.perf_counter() - start
-    return [{**identity(task, i), **part, "status": status, "message": message,
+    # a part may carry its own status and message: a sweep task's point that failed alone
+    return [{**identity(task, i), "status": status, "message": message, **part,
              "wall_time_s": wall, "started_at": started}
             for i, part in enumerate(measured)]
 
@@ -220,13 +228,23 @@ def training_arrays(cell: Cell, dataset: Any, split: Split) -> tuple[Any, np.nda
     return train_arrays(dataset.X, dataset.y, split)
 
 
-def measure(task: CellTask) -> list[dict[str, Any]]:
-    """Tune, fit and score the task; the measured columns of each of its cells. Raises on the
-    fit's failures.
+@dataclass
+class Prepared:
+    """What every fit of a task starts from: the split's training rows (preprocessed), each
+    cell's evaluation rows, the estimator with its seed, the selection metrics and the tuner."""
 
-    The tuner runs once for every selection metric of the task's cells; each distinct chosen
-    point is fitted once and serves the cells that chose it.
-    """
+    dataset: Any
+    X: Any
+    y: np.ndarray
+    targets: list[tuple[Any, np.ndarray]]
+    estimator: Any
+    names: list[str]
+    tuner: Any
+
+
+def prepare(task: CellTask) -> Prepared:
+    """The task's data and tuner (:class:`Prepared`), as :func:`measure` and a sweep task's
+    measure (:mod:`ordauc.experiment.sweep`) both start."""
     cell, config = task.cell, task.config
     dataset = load_repetition(task)
     splits = [split_of(c, dataset, config) for c in task.cells]
@@ -257,36 +275,69 @@ def measure(task: CellTask) -> list[dict[str, Any]]:
         else:
             tuner = InnerCV(folds, names, cell.task, dataset.n_classes, describe,
                             shared=cell.tuning.shared, max_bytes=task.memory_budget)
+    return Prepared(dataset, X, y, targets, estimator, names, tuner)
+
+
+def measure(task: CellTask) -> list[dict[str, Any]]:
+    """Tune, fit and score the task; the measured columns of each of its cells. Raises on the
+    fit's failures.
+
+    The tuner runs once for every selection metric of the task's cells; each distinct chosen
+    point is fitted once and serves the cells that chose it. A sweep task (``task.sweep``) is
+    measured by :func:`ordauc.experiment.sweep.measure_sweep`.
+    """
+    if task.sweep:
+        from ordauc.experiment.sweep import measure_sweep
+
+        return measure_sweep(task)
+    cell = task.cell
+    ready = prepare(task)
+    X, y, targets, names = ready.X, ready.y, ready.targets, ready.names
+    n_classes = ready.dataset.n_classes
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tuned = tuner.tune(estimator, X, y, cell.solver.grid)
+        tuned = ready.tuner.tune(ready.estimator, X, y, cell.solver.grid)
         fits: dict[str, _Fit] = {}
         for name in names:
             point = _point_key(tuned[name].params)
             if point not in fits:
                 users = [i for i, c in enumerate(task.cells)
                          if _point_key(tuned[c.cv_metric or names[0]].params) == point]
-                fits[point] = _fit(task, estimator, tuned[name], X, y,
-                                   [targets[i] for i in users], dataset.n_classes)
+                fits[point] = _fit(task, ready.estimator, tuned[name], X, y,
+                                   [targets[i] for i in users], n_classes)
                 fits[point].users = users
         rows: list[dict[str, Any]] = [{} for _ in task.cells]
         for fit in fits.values():
             for at, i in enumerate(fit.users):
                 X_eval, y_eval = targets[i]
-                rows[i] = {**evaluate(fit.model, X_eval, y_eval, cell.task, dataset.n_classes),
+                rows[i] = {**evaluate(fit.model, X_eval, y_eval, cell.task, n_classes),
                            "_curves": fit.curves[at], "_fit": fit}
     out = []
     for c, row in zip(task.cells, rows, strict=True):
-        fit, choice = row.pop("_fit"), tuned[c.cv_metric or names[0]]
-        out.append({**row, "_tuning": _points(choice, c.cv_metric or names[0]),
-                    "shared_fit": task.shared_fit or len(fit.users) > 1,
-                    "fit_time_s": fit.seconds, "cv_time_s": choice.time_s,
-                    "cv_score": choice.score, "cv_failed": choice.failed,
-                    "cv_message": one_line(choice.first_failure),
-                    "n_iter": _n_iter(fit.model), "warnings": _warnings(caught),
-                    "thresholds": _thresholds(fit.model),
-                    **{f"p_{k}": v for k, v in effective_params(fit.model).items()}})
+        fit, name = row.pop("_fit"), c.cv_metric or names[0]
+        out.append(measured_row(task, row, fit.model, tuned[name], name,
+                                shared=task.shared_fit or len(fit.users) > 1,
+                                seconds=fit.seconds, basis=OWN_FIT, caught=caught))
     return out
+
+
+OWN_FIT = "fit"  # fit_time_s is the clock of the model's own fit (fit_time_basis)
+
+
+def measured_row(task: CellTask, scored: dict[str, Any], model: Any, choice: Any, metric: str,
+                 shared: bool, seconds: float | None, basis: str,
+                 caught: list[warnings.WarningMessage]) -> dict[str, Any]:
+    """A cell's measured columns from its scores (``scored``: :func:`evaluate`'s columns and
+    its ``_curves``), its fitted model, the tuner's choice by ``metric``, and the warnings
+    ``caught`` while its model was made and scored; ``seconds`` is its ``fit_time_s``,
+    ``basis`` says what that time is."""
+    return {**scored, "_tuning": _points(choice, metric), "shared_fit": shared,
+            "fit_time_s": seconds, "fit_time_basis": basis, "cv_time_s": choice.time_s,
+            "cv_score": choice.score, "cv_failed": choice.failed,
+            "cv_message": one_line(choice.first_failure),
+            "n_iter": _n_iter(model), "warnings": _warnings(caught),
+            "thresholds": _thresholds(model),
+            **{f"p_{k}": v for k, v in effective_params(model).items()}}
 
 
 @dataclass

@@ -44,13 +44,15 @@ CONFIG_COPY = "config.yaml"  # the study the folder serves, as its YAML was give
 IDENTITY = ["key", "dataset", "solver", "solver_name", "task", "resampling", "repetition",
             "n_labeled", "n_unlabeled", "n_test", "eval_set"]
 TIMES = ["fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb"]
-FIT = ["fit_key", "shared_fit"]  # cells with one fit_key share one fit (a supervised solver)
+FIT = ["fit_key", "shared_fit", "fit_time_basis"]  # cells with one fit_key share one fit (a
+# supervised solver); fit_time_basis: what fit_time_s is (fit: the model's own fit timed;
+# in_pass or pass_share: a sweep's shared grid call, ordauc.experiment.sweep)
 TUNING = ["tuning", "cv_metric", "cv_score", "cv_failed", "cv_message", "n_iter", "warnings",
           "profile", "thresholds"]
 TRAILER = ["split_seed", "solver_seed", "config_hash", "ordauc_version", "git_sha", "python",
            "numpy", "platform", "machine_memory_gb", "started_at"]
-TEXT_COLUMNS = ["key", "fit_key", "dataset", "solver", "solver_name", "task", "resampling",
-                "eval_set",
+TEXT_COLUMNS = ["key", "fit_key", "fit_time_basis", "dataset", "solver", "solver_name", "task",
+                "resampling", "eval_set",
                 "status", "message", "tuning", "cv_metric", "cv_message", "warnings", "profile",
                 "thresholds", "config_hash", "ordauc_version", "git_sha", "python", "numpy",
                 "platform",

@@ -22,9 +22,10 @@ from typing import Any
 
 from ordauc.config import Config
 from ordauc.errors import UserError
+from ordauc.experiment import sweep
 from ordauc.experiment.backends import make_backend
 from ordauc.experiment.cell import CellTask, DatasetRef, identity, measure, run_cell
-from ordauc.experiment.plan import Cell, Plan, make_plan
+from ordauc.experiment.plan import Cell, Plan, is_tuned, make_plan
 from ordauc.experiment.preflight import Preflight, preflight
 from ordauc.experiment.progress import progress_bar
 from ordauc.experiment.record import Tables, record
@@ -276,28 +277,39 @@ def debug_cell(config: Config, options: RunOptions) -> Cell:
 
 
 def build_tasks(ready: Prepared, config: Config, options: RunOptions) -> list[CellTask]:
-    """One task per fit of the plan (:meth:`Plan.fits`), with every cell it serves."""
+    """One task per fit of the plan (:meth:`Plan.fits`), with every cell it serves; the specs
+    of a sweep whose points the solver fits in shared passes (:func:`sweep.shares_pass`) make
+    one task per split instead (:func:`sweep.pass_key`), in the place of their first fit."""
     from ordauc import solvers
 
     plan, checked, backend = ready.plan, ready.checked, ready.backend
     estimators = {s.label: solvers.get(s.name, **s.params) for s in config.solvers}
     iterative = {s.label: solvers.info(s.name).meta.iterative for s in config.solvers}
+    passes = {s.label: sweep.shares_pass(s, solvers.info(s.name).cls, is_tuned(s),
+                                         iterative[s.label] and bool(config.curves_every))
+              for s in config.solvers}
     reference = solvers.get(config.curves_reference) if config.curves_reference else None
     handles = {d.label: backend.data_handle(DatasetRef(d.name, d.params, options.data_dir))
                for d in config.datasets}
     shared, guard = provenance(), backend.guard()
-    tasks = []
+    groups: dict[str, tuple[list[Cell], bool]] = {}  # task key -> its cells, shared_fit
     for group in plan.fits():
-        cells = tuple(c for c in group if c.split_key in checked.sizes)
+        cells = [c for c in group if c.split_key in checked.sizes]
         if not cells:
             continue
-        label = cells[0].solver.label
+        # a fit serves several unlabeled budgets: so do a sweep's, spec by spec
         budgets = {c.n_unlabeled for c in cells}
-        tasks.append(CellTask(cells, estimators[label], iterative[label],
+        label = cells[0].solver.label
+        key = sweep.pass_key(cells[0]) if passes[label] else cells[0].fit_key
+        groups.setdefault(key, ([], len(budgets) > 1))[0].extend(cells)
+    tasks = []
+    for cells, shared_fit in groups.values():
+        label = cells[0].solver.label
+        tasks.append(CellTask(tuple(cells), estimators[label], iterative[label],
                               handles[cells[0].dataset.label],
                               tuple(checked.sizes[c.split_key] for c in cells), config,
-                              shared, checked.cell_budget, guard, shared_fit=len(budgets) > 1,
-                              reference=reference))
+                              shared, checked.cell_budget, guard, shared_fit=shared_fit,
+                              reference=reference, sweep=passes[label]))
     return tasks
 
 

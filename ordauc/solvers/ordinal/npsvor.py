@@ -92,13 +92,32 @@ triangular solves (and K z through :func:`kernel_times`), and the factor is the 
 computed by the same calls on the same rows, whether a lone fit or a pass made it; so each
 point's iterates, stopping iteration, coefficients, biases and logged residuals are bitwise those
 of its lone ``fit``.
+
+The tolerances and ``max_iter`` are not read by the iteration (13a-c) at all, only by the stopping
+rule (19)-(20). The points of a pass that share (C, eps) and differ only in (tol_abs, tol_rel,
+max_iter) therefore follow one trajectory, run once (:func:`admm_path`): it goes on until the
+last of them stops, and each point takes the iterate, the iteration count and the residual log
+of its own first stop, again bitwise its lone fit (its stopping rule is evaluated with the same
+operations as in :func:`admm`). The NPSVOR paper's Fig. 4 sweep of 11 x 11 tolerances costs one
+run of the longest point instead of 121. A pass hands its models back one at a time, each
+finished (biases, warning of a run cut by ``max_iter``) when asked for, so that a caller reading
+warnings model by model sees each point's own; every model reports ``fit_seconds_``, the time
+its own fit takes, measured inside the pass (the shared factor's time, its iterations up to its
+stop, its finishing). Points that stop at the same iterate (in Fig. 4, every point whose
+tolerances the run never meets stops at ``max_iter``) are one function: their biases are
+computed once, and so are their rank functions on given rows (a memo of the last few row sets
+scored, keyed by their bytes): scoring the 121 models on the test rows costs as many kernel
+evaluations as there are distinct stops.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import time
 import warnings
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -119,11 +138,13 @@ from ordauc.solvers.gridfit import (
 )
 from ordauc.solvers.kernel.samult import gaussian_kernel
 
-__all__ = ["NPSVOR", "ADMMResult", "RankProblems", "admm", "intercepts", "kernel_factor",
-           "kernel_times"]
+__all__ = ["NPSVOR", "ADMMResult", "RankProblems", "admm", "admm_path", "intercepts",
+           "kernel_factor", "kernel_times"]
 
 _CHUNK_ROWS = 2048
 _RANKS_BUDGET = 32  # ranks assumed by fit_memory_bytes (the data's p is unknown there)
+_DROPPED = np.empty((0, 0))  # the beta of a result kept only to finish a model
+_TWIN_MEMO = 4  # row sets whose rank functions twin models remember (one per scored cell)
 
 
 @dataclass(frozen=True)
@@ -162,50 +183,161 @@ class ADMMResult:
     converged: bool
     primal: np.ndarray  # ||beta_t - z_t|| per iteration (the primal residual r_t of (19))
     dual: np.ndarray  # ||rho (z_t - z_{t-1})|| per iteration (the dual residual s_t of (20))
+    seconds: float = 0.0  # wall time of the iterations that led to this result
+
+
+class _Iterations:
+    """The iterate of Algorithm 2 on every rank and its step (13a-c): what a lone run
+    (:func:`admm`) and a run shared by several stopping rules (:func:`admm_path`) both do, so
+    that their iterates are the same floating-point operations on the same arrays."""
+
+    def __init__(self, factor: tuple[np.ndarray, bool], problems: RankProblems, rho: float
+                 ) -> None:
+        n, p = problems.yhat.shape
+        self.factor, self.problems, self.rho = factor, problems, rho
+        self.Ae = scipy.linalg.cho_solve(factor, np.ones(n), check_finite=False)
+        self.eAe = float(self.Ae.sum())
+        self.shift = problems.yhat / rho  # the linear term of (16b); 0 on I_k
+        self.thresh = np.where(problems.in_band, problems.eps / rho, 0.0)  # (18)'s threshold
+        self.z = np.zeros((n, p))
+        self.u = np.zeros((n, p))
+        self.beta = self.z
+        self.root_n = math.sqrt(n)
+        self.n_iter = 0
+        self.r_norm = self.s_norm = np.zeros(p)
+        self.primal: list[float] = []  # Theorem 1's linear rate is read from these (NP-17)
+        self.dual: list[float] = []
+
+    def step(self) -> None:
+        """One iteration; leaves the per-rank residual norms in ``r_norm`` and ``s_norm``.
+        Each step makes new ``z`` and ``beta`` arrays (``u`` is updated in place), so a result
+        taken at one iteration is never changed by the next."""
+        rho, problems = self.rho, self.problems
+        self.n_iter += 1
+        # (15): beta = A(rho (z - u) - nu e), nu = rho e'A(z - u) / e'Ae, so e' beta = 0.
+        w = scipy.linalg.cho_solve(self.factor, self.z - self.u, check_finite=False)
+        beta = w - np.outer(self.Ae, w.sum(axis=0) / self.eAe)
+        beta *= rho
+        # (17), (18): a shifted soft-threshold (the threshold is 0 off I_k), then the box.
+        a = beta + self.u
+        a += self.shift
+        z_old = self.z
+        z = np.sign(a) * np.maximum(np.abs(a) - self.thresh, 0.0)
+        np.clip(z, problems.lower, problems.upper, out=z)
+        r = beta - z
+        self.u += r  # (13c)
+        self.beta, self.z = beta, z
+        # (19), (20), per rank.
+        self.r_norm = np.linalg.norm(r, axis=0)
+        self.s_norm = rho * np.linalg.norm(z - z_old, axis=0)
+        self.primal.append(float(np.sqrt(np.dot(self.r_norm, self.r_norm))))
+        self.dual.append(float(np.sqrt(np.dot(self.s_norm, self.s_norm))))
+
+    def result(self, converged: bool, seconds: float) -> ADMMResult:
+        """The run as it stands: the current iterate and the residuals logged so far."""
+        return ADMMResult(z=self.z, beta=self.beta, n_iter=self.n_iter, converged=converged,
+                          primal=np.asarray(self.primal), dual=np.asarray(self.dual),
+                          seconds=seconds)
 
 
 def admm(factor: tuple[np.ndarray, bool], problems: RankProblems, rho: float, tol_abs: float,
          tol_rel: float, max_iter: int) -> ADMMResult:
     """Algorithm 2 on every rank at once; ``factor`` is ``cho_factor(K + rho I)``."""
-    n, p = problems.yhat.shape
-    Ae = scipy.linalg.cho_solve(factor, np.ones(n), check_finite=False)
-    eAe = float(Ae.sum())
-    shift = problems.yhat / rho  # the linear term of (16b); 0 on I_k
-    thresh = np.where(problems.in_band, problems.eps / rho, 0.0)  # soft-threshold of (18)
-    z = np.zeros((n, p))
-    u = np.zeros((n, p))
-    root_n = math.sqrt(n)
-    beta = z
+    start = time.perf_counter()
+    run = _Iterations(factor, problems, rho)
     converged = False
-    n_iter = 0
-    primal, dual = [], []  # Theorem 1's linear rate is read from these (claim NP-17)
-    while n_iter < max_iter:
-        n_iter += 1
-        # (15): beta = A(rho (z - u) - nu e), nu = rho e'A(z - u) / e'Ae, so e' beta = 0.
-        w = scipy.linalg.cho_solve(factor, z - u, check_finite=False)
-        beta = w - np.outer(Ae, w.sum(axis=0) / eAe)
-        beta *= rho
-        # (17), (18): a shifted soft-threshold (the threshold is 0 off I_k), then the box.
-        a = beta + u
-        a += shift
-        z_old = z
-        z = np.sign(a) * np.maximum(np.abs(a) - thresh, 0.0)
-        np.clip(z, problems.lower, problems.upper, out=z)
-        r = beta - z
-        u += r  # (13c)
-        # (19), (20), per rank.
-        r_norm = np.linalg.norm(r, axis=0)
-        s_norm = rho * np.linalg.norm(z - z_old, axis=0)
-        eps_pri = root_n * tol_abs + tol_rel * np.maximum(np.linalg.norm(beta, axis=0),
-                                                          np.linalg.norm(z, axis=0))
-        eps_dual = root_n * tol_abs + tol_rel * rho * np.linalg.norm(u, axis=0)
-        primal.append(float(np.sqrt(np.dot(r_norm, r_norm))))
-        dual.append(float(np.sqrt(np.dot(s_norm, s_norm))))
-        if np.all(r_norm <= eps_pri) and np.all(s_norm <= eps_dual):
+    while run.n_iter < max_iter:
+        run.step()
+        eps_pri = run.root_n * tol_abs + tol_rel * np.maximum(np.linalg.norm(run.beta, axis=0),
+                                                              np.linalg.norm(run.z, axis=0))
+        eps_dual = run.root_n * tol_abs + tol_rel * rho * np.linalg.norm(run.u, axis=0)
+        if np.all(run.r_norm <= eps_pri) and np.all(run.s_norm <= eps_dual):
             converged = True
             break
-    return ADMMResult(z=z, beta=beta, n_iter=n_iter, converged=converged,
-                      primal=np.asarray(primal), dual=np.asarray(dual))
+    return run.result(converged, time.perf_counter() - start)
+
+
+def admm_path(factor: tuple[np.ndarray, bool], problems: RankProblems, rho: float,
+              rules: Sequence[tuple[float, float, int]]) -> Iterator[tuple[int, ADMMResult]]:
+    """One run of Algorithm 2 for several stopping rules ``(tol_abs, tol_rel, max_iter)``:
+    ``(index of the rule, result)`` as each rule stops, each result what :func:`admm` returns
+    with that rule, bit for bit.
+
+    The iterates (13a-c) do not read the tolerances or the cap: those only decide when (19)-(20)
+    stop the run. So one trajectory serves every rule; it runs until the last of them stops,
+    and each rule takes the iterate, iteration count and residual log of its own first stop.
+    The rules' thresholds are evaluated with the same operations, in the same order, as in
+    :func:`admm`. A result's ``seconds`` is the time of the iterations up to its stop (the
+    caller's time between two results is not counted).
+    """
+    start = time.perf_counter()
+    busy = 0.0
+    run = _Iterations(factor, problems, rho)
+    tol_abs = np.array([float(r[0]) for r in rules])
+    tol_rel = np.array([float(r[1]) for r in rules])
+    caps = np.array([int(r[2]) for r in rules])
+    base = run.root_n * tol_abs  # each rule's sqrt(n) tol_abs, as admm computes it
+    rel_dual = tol_rel * rho  # tol_rel rho, multiplied first as in admm
+    active = np.arange(len(rules))
+    while active.size:
+        run.step()
+        largest = np.maximum(np.linalg.norm(run.beta, axis=0), np.linalg.norm(run.z, axis=0))
+        u_norm = np.linalg.norm(run.u, axis=0)
+        eps_pri = base[active, None] + tol_rel[active, None] * largest
+        eps_dual = base[active, None] + rel_dual[active, None] * u_norm
+        met = (np.all(run.r_norm <= eps_pri, axis=1)
+               & np.all(run.s_norm <= eps_dual, axis=1))
+        stop = met | (caps[active] <= run.n_iter)
+        if stop.any():
+            busy += time.perf_counter() - start
+            for i, ok in zip(active[stop], met[stop], strict=True):
+                yield int(i), run.result(bool(ok), busy)
+            start = time.perf_counter()
+            active = active[~stop]
+
+
+class _Twins:
+    """What the models that stopped at one iterate of one shared trajectory have in common:
+    they are one function (only their tolerances, cap and ``converged_`` differ), so their
+    biases and support are computed once, and so are their rank functions on given rows: a
+    memo of the last :data:`_TWIN_MEMO` row sets scored, keyed by the rows' shape and bytes
+    (never by the array's identity, so rows changed in place are scored anew)."""
+
+    def __init__(self) -> None:
+        self.finished: tuple[np.ndarray, np.ndarray, float] | None = None  # b, support, secs
+        self.scores: dict[tuple, np.ndarray] = {}
+
+    @staticmethod
+    def key(X: np.ndarray) -> tuple:
+        data = np.ascontiguousarray(X)
+        return (data.shape, data.dtype.str, hashlib.blake2b(data.tobytes()).digest())
+
+    def remember(self, key: tuple, scores: np.ndarray) -> None:
+        if len(self.scores) >= _TWIN_MEMO:
+            self.scores.pop(next(iter(self.scores)))  # the oldest
+        self.scores[key] = scores.copy()
+
+
+def _trajectory(labels: LabeledSplit, factor: tuple[np.ndarray, bool], models: list[Any],
+                positions: list[int]) -> dict[int, Any]:
+    """The stops of ``models`` (one (kappa, rho, C, eps), any tolerances and caps) on one
+    shared ADMM trajectory: position -> (problems, result), or the exception that ended the
+    run for the models that had not stopped yet (their lone fits would raise it too; those
+    that stopped before it keep their results, as their lone fits would)."""
+    out: dict[int, Any] = {}
+    first = models[0]
+    try:
+        problems = RankProblems.build(labels.z, labels.n_classes, float(first.C),
+                                      float(first.eps))
+        rules = [(float(m.tol_abs), float(m.tol_rel), int(m.max_iter)) for m in models]
+        for i, result in admm_path(factor, problems, float(first.rho), rules):
+            # finishing a model reads z, not the last beta: a waiting model holds no more
+            # than it will keep (_grid_pass_bytes)
+            out[positions[i]] = (problems, replace(result, beta=_DROPPED))
+    except Exception as exc:  # noqa: BLE001 - handed to each model still running
+        for pos in positions:
+            out.setdefault(pos, exc)
+    return out
 
 
 def kernel_factor(X: np.ndarray, kappa: float, rho: float) -> tuple[np.ndarray, bool]:
@@ -321,13 +453,19 @@ class NPSVOR(GridFit, OrdaucEstimator):
         Whether every rank met the stopping rule (19)-(20) before ``max_iter``.
     traces_ : dict of ndarray
         ``primal_residual`` and ``dual_residual``: the residuals of (19)-(20) per iteration.
+    fit_seconds_ : float
+        Wall seconds of this model's own fit: building and factoring the kernel, its ADMM
+        iterations up to its stop, its biases; measured inside the pass when a grid pass shared
+        the factor or the trajectory with other points (so the times of one pass overlap).
 
     Notes
     -----
     ``fit_grid(X, y, points)`` fits every (C, eps, tol_abs, tol_rel, max_iter) point of a
     (kappa, rho) from one Cholesky factorisation of K + rho I: grid points sharing kappa (and
-    rho) share it. Each point's model is bitwise its lone fit, since the ADMM iterates depend
-    on the factor only, not on how it was obtained (module docstring).
+    rho) share it, and those also sharing (C, eps) share one ADMM trajectory, whatever their
+    tolerances and ``max_iter``. Each point's model is bitwise its lone fit, since the ADMM
+    iterates depend on the factor only, not on how it was obtained, and not on the stopping
+    rule (module docstring).
     """
 
     grid_shared = frozenset({"C", "eps", "tol_abs", "tol_rel", "max_iter"})
@@ -383,24 +521,42 @@ class NPSVOR(GridFit, OrdaucEstimator):
         """
         X, y = fit_input(self, X, y, np.float64)
         labels = split_labels(y)
+        start = time.perf_counter()
         X = X[labels.labeled]
         factor = kernel_factor(X, self.kappa, float(self.rho))
-        return self._fit_from_factor(X, labels, factor)
+        return self._fit_from_factor(X, labels, factor, time.perf_counter() - start)
 
     def _fit_from_factor(self, X: np.ndarray, labels: LabeledSplit,
-                         factor: tuple[np.ndarray, bool]) -> NPSVOR:
+                         factor: tuple[np.ndarray, bool], factor_seconds: float = 0.0
+                         ) -> NPSVOR:
         """The ADMM and the biases on the labeled rows ``X``, given ``factor`` =
         :func:`kernel_factor` of X with this model's kappa and rho (read, never written): what
-        ``fit`` and a grid pass share."""
-        p = labels.n_classes
-        problems = RankProblems.build(labels.z, p, float(self.C), float(self.eps))
-        rho = float(self.rho)
-        result = admm(factor, problems, rho, float(self.tol_abs), float(self.tol_rel),
-                      int(self.max_iter))
-        b = intercepts(kernel_times(factor, rho, result.z), result.z, problems)
-        support = np.flatnonzero(np.any(result.z != 0.0, axis=1))
+        ``fit`` and a grid pass share. ``factor_seconds``: what building the factor took."""
+        problems = RankProblems.build(labels.z, labels.n_classes, float(self.C),
+                                      float(self.eps))
+        result = admm(factor, problems, float(self.rho), float(self.tol_abs),
+                      float(self.tol_rel), int(self.max_iter))
+        return self._finish(X, labels, factor, problems, result, factor_seconds)
+
+    def _finish(self, X: np.ndarray, labels: LabeledSplit, factor: tuple[np.ndarray, bool],
+                problems: RankProblems, result: ADMMResult, factor_seconds: float,
+                twins: _Twins | None = None) -> NPSVOR:
+        """The fitted attributes from the ADMM's ``result``: the biases, the support vectors,
+        the residual log, and the ConvergenceWarning of a run cut by ``max_iter``. ``twins``:
+        what the models stopped at the same iterate share (the biases and support computed by
+        the first of them; each model keeps its own copies)."""
+        start = time.perf_counter()
+        if twins is not None and twins.finished is not None:
+            b, support, finishing = twins.finished
+            b, support = b.copy(), support.copy()
+        else:
+            b = intercepts(kernel_times(factor, float(self.rho), result.z), result.z, problems)
+            support = np.flatnonzero(np.any(result.z != 0.0, axis=1))
+            finishing = time.perf_counter() - start
+            if twins is not None:
+                twins.finished = (b.copy(), support.copy(), finishing)
         self.classes_ = labels.classes
-        self.n_classes_ = p
+        self.n_classes_ = labels.n_classes
         self.support_ = support
         self.support_vectors_ = X[support]
         self.dual_coef_ = np.ascontiguousarray(result.z[support])
@@ -410,10 +566,13 @@ class NPSVOR(GridFit, OrdaucEstimator):
         # per iteration, for a run that records curves (Theorem 1: at least linear with zero
         # tolerances)
         self.traces_ = {"primal_residual": result.primal, "dual_residual": result.dual}
+        self._twins = twins
+        # its lone fit's time: the biases count whether this model or a twin computed them
+        self.fit_seconds_ = factor_seconds + result.seconds + finishing
         if not result.converged:
             warnings.warn(f"NPSVOR's ADMM stopped at max_iter={self.max_iter} before every rank "
                           "met the stopping rule (19)-(20); raise max_iter or the tolerances",
-                          ConvergenceWarning, stacklevel=3)
+                          ConvergenceWarning, stacklevel=4)
         return self
 
     # -- many grid points at once (ordauc.solvers.gridfit) -----------------------------------
@@ -422,32 +581,60 @@ class NPSVOR(GridFit, OrdaucEstimator):
         X, y = fit_input(validated, X, y, np.float64)
         return GridData(X, y, split_labels(y), validated)
 
-    def _grid_pass(self, data: GridData, models: list[Any], cache: dict) -> list[Any]:
-        """The models of one (kappa, rho), each by its own ADMM on one shared factor."""
+    def _grid_pass(self, data: GridData, models: list[Any], cache: dict) -> Any:
+        """The models of one (kappa, rho) on one shared factor, in order (an iterator: each
+        is finished when it is asked for, see :meth:`_pass_models`)."""
         key = ("npsvor", float(models[0].kappa), float(models[0].rho))
         if len(models) == 1 and key not in cache:  # nothing to share: the lone fit
             return [fit_alone(models[0], data)]
         if key not in cache:
             cache.clear()  # one (kappa, rho) at a time: the memory _grid_pass_bytes states
+            start = time.perf_counter()
             X = data.X[data.labels.labeled]
             try:
                 factor: Any = kernel_factor(X, models[0].kappa, float(models[0].rho))
             except Exception as exc:  # every lone fit of the pass would raise it too
                 factor = exc
-            cache[key] = (X, factor)
-        X, factor = cache[key]
+            cache[key] = (X, factor, time.perf_counter() - start)
+        X, factor, seconds = cache[key]
         if isinstance(factor, Exception):
             return [factor] * len(models)
-        out: list[Any] = []
-        for est in models:
+        return self._pass_models(data, models, X, factor, seconds)
+
+    def _pass_models(self, data: GridData, models: list[Any], X: np.ndarray,
+                     factor: tuple[np.ndarray, bool], factor_seconds: float
+                     ) -> Iterator[Any]:
+        """Each model of the pass (or its exception), in order. The models that differ only
+        in (tol_abs, tol_rel, max_iter) share one ADMM trajectory (:func:`admm_path`), run
+        when the first of them is asked for; a model alone with its (C, eps) runs its own.
+        Finishing each model when it is asked for lets a caller see the warnings of each
+        (a run cut by ``max_iter``) as it would see them from the lone fit."""
+        groups: dict[tuple[float, float], list[int]] = {}
+        for pos, est in enumerate(models):
+            groups.setdefault((float(est.C), float(est.eps)), []).append(pos)
+        stops: dict[int, Any] = {}  # position -> (problems, its stop on a shared trajectory)
+        twins: dict[tuple[float, float, int], _Twins] = {}  # per stopping iterate
+        for pos, est in enumerate(models):
+            members = groups[(float(est.C), float(est.eps))]
             try:
-                est._fit_from_factor(X, data.labels, factor)
+                if len(members) == 1:
+                    est._fit_from_factor(X, data.labels, factor, factor_seconds)
+                else:
+                    if pos not in stops:
+                        stops.update(_trajectory(data.labels, factor,
+                                                 [models[i] for i in members], members))
+                    stop = stops.pop(pos)
+                    if isinstance(stop, Exception):
+                        yield stop
+                        continue
+                    same = twins.setdefault((float(est.C), float(est.eps), stop[1].n_iter),
+                                            _Twins())
+                    est._finish(X, data.labels, factor, *stop, factor_seconds, same)
             except Exception as exc:  # this point's own failure; the others go on
-                out.append(exc)
+                yield exc
                 continue
             copy_input_attributes(data.validated, est)
-            out.append(est)
-        return out
+            yield est
 
     def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
                          models: list[Any]) -> PassBytes:
@@ -456,8 +643,10 @@ class NPSVOR(GridFit, OrdaucEstimator):
         running (about ten n x p float64 arrays, p budgeted at 32 ranks, and its two residual
         lists of Python floats). Each model keeps its support vectors (at most n x d), its
         coefficients (at most n x p), its biases and its two residual traces (``max_iter``
-        float64 each). n counts every row: the unlabeled rows are dropped before the kernel is
-        built, but the bound does not rely on knowing how many there are."""
+        float64 each); a model that waits on a shared trajectory to be finished holds its
+        stopping iterate z (n x p) and its traces, no more than it keeps. n counts every row:
+        the unlabeled rows are dropped before the kernel is built, but the bound does not rely
+        on knowing how many there are."""
         n, d, p = int(n_samples), int(n_features), _RANKS_BUDGET
         block = min(n, _CHUNK_ROWS)
         iters = max(int(m.max_iter) for m in models)
@@ -472,12 +661,19 @@ class NPSVOR(GridFit, OrdaucEstimator):
     def rank_functions(self, X: np.ndarray) -> np.ndarray:
         """(n, p): f_k(x) = sum_i beta_ik K(x, x_i) + b_k (Eq. 9) for every rank k."""
         X = predict_input(self, X, np.float64)
+        twins = getattr(self, "_twins", None)  # a model stopped where others of its pass did
+        if twins is not None:
+            key = twins.key(X)
+            if key in twins.scores:  # a twin scored these rows: the same function, same values
+                return twins.scores[key].copy()
         out = np.empty((X.shape[0], self.dual_coef_.shape[1]))
         for r0 in range(0, X.shape[0], _CHUNK_ROWS):  # bounded memory: one kernel slab at a time
             rows = slice(r0, r0 + _CHUNK_ROWS)
             out[rows] = (gaussian_kernel(X[rows], self.support_vectors_, self.kappa)
                          @ self.dual_coef_)
         out += self.intercept_
+        if twins is not None:
+            twins.remember(key, out)
         return out
 
     def predict(self, X: np.ndarray) -> np.ndarray:
