@@ -177,3 +177,24 @@ def test_a_sweep_without_own_fit_times_shares_the_call_time(cli, write_config, t
     texts = [c for c in rows.columns if c not in TIMING and c not in numbers]
     pd.testing.assert_frame_equal(rows[texts], alone[texts])
     assert rows["auc"].nunique() > 1
+
+
+def test_the_estimate_costs_a_sweep_task_as_one_fit(write_config, monkeypatch) -> None:
+    from ordauc.experiment import estimate as est
+    from ordauc.experiment.plan import make_plan
+
+    monkeypatch.setattr(est, "metrics_seconds", lambda task, k, n: 0.0)
+    calib = est.Calibration(a=1.0, b=0.0, points=2, score=0.0)  # every fit: one second
+    config = load_config(write_config({**STUDY, "solvers": {
+        "npsvor": STUDY["solvers"]["npsvor"]}}))
+    cells = [c for group in make_plan(config).fits() for c in group]
+    assert len(cells) == 2 * N_SPECS
+
+    def total() -> tuple[float, int]:
+        costs, _ = est.estimate_cells(cells, {}, calibrate_with=lambda: calib, fixed=0.0,
+                                      curves=True)
+        return sum(c.seconds for c in costs.values()), sum(c.fits for c in costs.values())
+
+    assert total() == (pytest.approx(2.0), 2)  # one fit per split: the shared trajectory
+    _per_spec(monkeypatch)
+    assert total() == (pytest.approx(2.0 * N_SPECS), 2 * N_SPECS)

@@ -213,7 +213,8 @@ def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool,
 def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
                    memory_share: int | None = None, samplers: dict[str, Sampler] | None = None,
                    fixed: float | None = None, empty: dict[str, float] | None = None,
-                   evaluate: str = "test") -> tuple[dict[str, SolverCost], dict[str, float]]:
+                   evaluate: str = "test", curves: bool = False
+                   ) -> tuple[dict[str, SolverCost], dict[str, float]]:
     """Per solver label, the cost of ``cells`` (those to run), in core-seconds; and each fit
     group's estimated core-seconds by fit key (to compare with finished rows).
 
@@ -224,9 +225,12 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
     process, measured when None), its dataset's loading and each cell's metrics. A group whose
     fit needs more than ``memory_share`` bytes is counted as skipped, as the memory guard will
     skip it (the guard itself only sizes fetched datasets). ``evaluate`` is the study's
-    (``test`` or ``unlabeled``): which rows an unfetched dataset's cells are scored on.
+    (``test`` or ``unlabeled``): which rows an unfetched dataset's cells are scored on;
+    ``curves`` whether it records curves (an iterative solver's sweep then keeps a task per
+    spec, :func:`~ordauc.experiment.sweep.sweep_task`).
     """
     from ordauc import solvers
+    from ordauc.experiment.sweep import sweep_task
 
     samplers = samplers or {}
     groups: dict[str, list[Any]] = {}
@@ -243,6 +247,7 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
     scoring: dict[tuple[str, int, int], float] = {}  # metrics' seconds per task and size
     costs: dict[str, SolverCost] = {}
     by_key: dict[str, float] = {}
+    paid: set[str] = set()  # the sweep tasks whose shared fit is already counted
     for key, group in groups.items():
         cell = group[0]
         n_l, n_u, _, d, k = _sizes(cell, sizes, evaluate)
@@ -279,10 +284,17 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
                 else fits_of(cell, n_l, n_u, passes(estimator, cell)))
         n_u_fit = 0 if cell.labeled_only else n_u
         folds = cell.tuning.folds if cell.tuned and cell.tuning.kind == "cv" else 0
+        together = sweep_task(cell, curves)
+        if together is not None and together in paid:
+            fits = []  # a sweep's specs of one split share one task and one trajectory: paid
+        elif together is not None:
+            paid.add(together)
         seconds = sum(fit_seconds(calib, estimator, n, d, n_u_fit, count, m, folds)
                       for n, count, m in fits)
         known = (empty or {}).get(cell.dataset.label)
-        if known is not None:  # the measured empty cell: process, data, split, metrics
+        if not fits and together is not None:
+            pass  # the sweep task's process and data are its first spec's
+        elif known is not None:  # the measured empty cell: process, data, split, metrics
             seconds += known
         else:
             seconds += process + (sampler.load_seconds if sampler else 0.0)
@@ -389,7 +401,7 @@ def dry_run_costs(report: Any, config: Any, data_dir: str | None,
                                               data_dir)
     costs, _ = estimate_cells(todo, report.sizes, memory_share=memory_share,
                               samplers=samplers, fixed=fixed, empty=empty,
-                              evaluate=config.evaluate)
+                              evaluate=config.evaluate, curves=bool(config.curves_every))
     scale_by_rows(costs, done, report.sizes, report.rows, samplers=samplers, fixed=fixed,
                   empty=empty, evaluate=config.evaluate)
     return costs

@@ -71,6 +71,21 @@ def pass_key(cell: Cell) -> str:
     return base if cell.shares_fit else f"{base}/u{budget_text(cell.n_unlabeled)}"
 
 
+def sweep_task(cell: Cell, curves: bool) -> str | None:
+    """The task key of a cell whose sweep the runner fits as one task per split
+    (:func:`shares_pass`; ``curves``: whether the study records curves), else None. Such a
+    task fits every spec of the sweep in one shared call (NPSVOR's tolerances: one ADMM
+    trajectory), so the dry run costs it as one fit, by its first spec's calibration (the
+    labels after it carry their scoring only)."""
+    from ordauc import solvers
+
+    info = solvers.info(cell.solver.name)
+    checkpoints = bool(info.meta.iterative) and curves
+    if not shares_pass(cell.solver, info.cls, cell.tuned, checkpoints):
+        return None
+    return pass_key(cell)
+
+
 def failed_row(exc: BaseException) -> dict[str, Any]:
     """The measured columns of a cell whose point's fit raised ``exc``: what ``run_cell``
     records for a task whose fit raised (status, message, traceback)."""
