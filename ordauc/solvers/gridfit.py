@@ -79,12 +79,17 @@ class GridData:
     validated : estimator
         The estimator input validation ran on: every returned model copies its
         ``n_features_in_`` (and ``feature_names_in_``) as its own fit would have set them.
+    track : ndarray of shape (n_track, n_features), default=None
+        The rows whose decision values a pass may track (a fold's validation rows): an
+        estimator that can sets ``tracked_decision_`` on each fitted model, its decision
+        values on these rows.
     """
 
     X: np.ndarray
     y: np.ndarray
     labels: LabeledSplit
     validated: Any
+    track: np.ndarray | None = None
 
 
 class PassBytes(NamedTuple):
