@@ -13,7 +13,11 @@ blocks, and one pass fits them all:
   when that costs less);
 - each model keeps its own step sizes (eta_t depends on lam through theta = 1.5/lam and t0),
   global scale factor, coefficients and f on the labeled rows; the weights of the sampled
-  points (Eq. 10, :mod:`.weights`) are computed for all models at once.
+  points (Eq. 10, :mod:`.weights`) are computed for all models at once;
+- f on rows the caller asks to track (a fold's validation rows) is kept current like f on the
+  labeled rows: the rows' features against the new block once, every model's coefficients
+  in one product. The pass's f on the labeled and tracked rows comes with each result, so a
+  grid search needs no evaluation of its candidates after the pass.
 
 Per model, the iterates are Algorithm 1's, computed without waste: f on the (small) labeled set
 is kept current incrementally, one new block per iteration; the shrink of step 4

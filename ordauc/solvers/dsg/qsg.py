@@ -38,9 +38,18 @@ Choices the papers leave open, all parameters here:
 - mini-batches of ``batch_size`` from each of P_j, N_j and U, drawn uniformly with replacement;
   ``block_size`` frequencies per block;
 - the thresholds: all-threshold fit on the labeled points (:mod:`ordauc.solvers.thresholds`),
-  also for k = 2, which gives QSG-S2AUC a ``predict``; fitted on the scores ``predict``
-  computes (the float32 evaluation), not on the float64 running f of the iterations, so that
-  ``predict`` on the labeled rows places them exactly as the fit did.
+  also for k = 2, which gives QSG-S2AUC a ``predict``; for a lone fit, fitted on the scores
+  ``predict`` computes (the float32 evaluation), not on the float64 running f of the
+  iterations, so that ``predict`` on the labeled rows places them exactly as the fit did. A
+  model of a grid pass of several takes them from the pass's running f on the labeled rows
+  (equal up to float32 rounding): a full evaluation of every candidate of a grid search would
+  cost more than the pass itself at d = 1,000, and the thresholds are cheap once f is known
+  (a sort of the labeled scores), so they stay eager.
+
+A grid pass given validation rows to track (``GridData.track``, a cross-validation fold's held
+out rows) keeps f current on them as on the labeled rows, for all its models at once, and sets
+``tracked_decision_`` on each: what ``decision_function`` would give on those rows, up to
+float32 rounding, without evaluating any model again (:class:`~.engine.Pass`).
 
 A fit whose scores leave every range a minimiser can lie in stops with
 :class:`~ordauc.errors.DivergenceError` naming the schedule, instead of returning an exploded or
@@ -355,6 +364,10 @@ _DOC = """
         the transductive scores.
     kernel_coef_ : ndarray of shape (n_samples,)
         With ``track_kernel``: the iterate as sum_x beta_x k(x, .) over the training rows.
+    tracked_decision_ : ndarray of shape (n_track,)
+        Set by a grid pass given rows to track (``GridData.track``): f on those rows, float64,
+        equal to ``decision_function`` on them up to float32 rounding (both are float32
+        evaluations of the same f, in another order); absent otherwise.
 
     Notes
     -----
