@@ -128,11 +128,9 @@ class QSGResult:
         f on the unlabeled rows, when the pass kept the pool for this model.
     kernel_coef : ndarray of shape (n_samples,) or None
         The exact-kernel coefficients of the iterate, when tracked.
-    labeled_scores : ndarray of shape (n_labeled,) or None
-        f on the labeled rows as the pass kept it current (float64 sums of the float32
-        features of each block), in the order of ``labels.labeled``.
-    tracked_scores : ndarray of shape (n_track,) or None
-        f on the pass's tracked rows, kept current the same way, when the pass tracks rows.
+    labeled_scores, tracked_scores : ndarray or None
+        f on the labeled rows (``labels.labeled``) and on the tracked rows (None if none) as
+        the pass kept them current: float64 sums of each block's float32 features.
     """
 
     blocks: FeatureBlocks
@@ -182,10 +180,8 @@ def run_pass(X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
              ) -> list[QSGResult | Divergence]:
     """Fit ``models`` on float32 ``X`` with the run seed ``seed``: one result per model, in
     their order. ``checkpoint`` (a pass of one model only) is called every
-    ``checkpoint.every`` iterations with the current :class:`Iterate`. ``track`` (float32
-    rows, optional): f on these rows is kept current for every model, as on the labeled rows
-    (``tracked_scores`` of the results). A gamma list of the wrong length raises
-    ValueError."""
+    ``checkpoint.every`` iterations with the current :class:`Iterate`; ``track``: rows whose f
+    the results carry (:class:`Pass`). A gamma list of the wrong length raises ValueError."""
     if checkpoint is not None and len(models) != 1:
         raise ValueError("a checkpoint follows one model: a pass of one")
     run = Pass(X, labels, settings, models, seed, options, track)
@@ -198,21 +194,18 @@ class Pass:
     ``advance(t)`` (:class:`.steps.SteppedPass` adds what a pass run in steps needs); one
     result per model by ``results()``. Columns ordered with the models that sample U first.
 
-    ``track`` (float32 rows, optional; a fold's validation rows in a grid search): f on these
-    rows is kept current for every model exactly as f on the labeled rows is. Their features
-    against the new block are computed once for all models, and every model adds its own
-    coefficients in one product: each model's decision values on the rows at the end of the
-    pass, for n_track block-rows per iteration, instead of a full evaluation of each model
-    afterwards (n_track T block-rows per model). The features of the fitting rows are
-    computed apart from them, so the iterates are the same with or without tracking, bit for
-    bit."""
+    ``track`` (float32 rows or None): f on them is kept current as on the labeled rows (module
+    docstring), n_track block-rows per iteration for all models instead of n_track T per model
+    after the pass; their features are computed apart, so the iterates are bitwise the same."""
 
     def __init__(self, X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
                  models: Sequence[ModelSpec], seed: int, options: EngineOptions,
                  track: np.ndarray | None = None) -> None:
         self.X, self.labels, self.settings, self.seed = X, labels, settings, seed
-        self.track = (None if track is None
-                      else np.ascontiguousarray(track, dtype=np.float32).reshape(-1, X.shape[1]))
+        self.track = None if track is None else np.ascontiguousarray(track, dtype=np.float32)
+        if self.track is not None and self.track.shape[1:] != X.shape[1:]:
+            raise ValueError(f"tracked rows of shape {self.track.shape}: {X.shape[1]} features "
+                             "expected")
         k, T = labels.n_classes, int(settings.n_iter)
         self.blocks = FeatureBlocks(seed, X.shape[1], settings.block_size, settings.sigma,
                                     settings.feature_map, int(settings.cache_mb * (1 << 20)))
@@ -314,8 +307,7 @@ class Pass:
     def _step(self, t: int, alpha: np.ndarray, rho: np.ndarray, F_l: np.ndarray,
               F_v: np.ndarray | None = None) -> None:
         """Block t's coefficients alpha_t (width, M), the shrink rho of the older blocks, f on
-        the labeled rows (and on the tracked rows, whose features are ``F_v``); stops a model
-        that diverged."""
+        the labeled rows and the tracked rows (features ``F_v``); stops a model that diverged."""
         # (each check tests all models at once first: folds and stops are rare)
         if t > 1:
             self.scale *= rho
