@@ -94,8 +94,9 @@ class GridData:
         In a fold of ``iter_fit_grid_folds`` of an estimator with ``grid_fold_whole``: the
         whole training data this fold's rows were taken from.
     track : array-like of shape (n_track, n_features), default=None
-        The fold's validation rows (as the caller gave them) when it asked to track them: a
-        pass may set ``tracked_decision_``, the model's ``decision_function`` on these rows.
+        The rows whose decision values a pass may track (a fold's validation rows, as the
+        caller gave them): an estimator that can sets ``tracked_decision_`` on each fitted
+        model, its ``decision_function`` on these rows (to the rounding it documents).
     """
 
     X: np.ndarray

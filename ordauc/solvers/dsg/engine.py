@@ -13,7 +13,11 @@ blocks, and one pass fits them all:
   when that costs less);
 - each model keeps its own step sizes (eta_t depends on lam through theta = 1.5/lam and t0),
   global scale factor, coefficients and f on the labeled rows; the weights of the sampled
-  points (Eq. 10, :mod:`.weights`) are computed for all models at once.
+  points (Eq. 10, :mod:`.weights`) are computed for all models at once;
+- f on rows the caller asks to track (a fold's validation rows) is kept current like f on the
+  labeled rows: the rows' features against the new block once, every model's coefficients
+  in one product. The pass's f on the labeled and tracked rows comes with each result, so a
+  grid search needs no evaluation of its candidates after the pass.
 
 Per model, the iterates are Algorithm 1's, computed without waste: f on the (small) labeled set
 is kept current incrementally, one new block per iteration; the shrink of step 4
@@ -124,6 +128,9 @@ class QSGResult:
         f on the unlabeled rows, when the pass kept the pool for this model.
     kernel_coef : ndarray of shape (n_samples,) or None
         The exact-kernel coefficients of the iterate, when tracked.
+    labeled_scores, tracked_scores : ndarray or None
+        f on the labeled rows (``labels.labeled``) and on the tracked rows (None if none) as
+        the pass kept them current: float64 sums of each block's float32 features.
     """
 
     blocks: FeatureBlocks
@@ -132,6 +139,8 @@ class QSGResult:
     schedule: Schedule
     unlabeled_scores: np.ndarray | None
     kernel_coef: np.ndarray | None
+    labeled_scores: np.ndarray | None = None
+    tracked_scores: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -167,14 +176,15 @@ class Iterate:
 
 def run_pass(X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
              models: Sequence[ModelSpec], seed: int, options: EngineOptions = EngineOptions(),
-             checkpoint: Checkpoint | None = None) -> list[QSGResult | Divergence]:
+             checkpoint: Checkpoint | None = None, track: np.ndarray | None = None
+             ) -> list[QSGResult | Divergence]:
     """Fit ``models`` on float32 ``X`` with the run seed ``seed``: one result per model, in
     their order. ``checkpoint`` (a pass of one model only) is called every
-    ``checkpoint.every`` iterations with the current :class:`Iterate`. A gamma list of the
-    wrong length raises ValueError."""
+    ``checkpoint.every`` iterations with the current :class:`Iterate`; ``track``: rows whose f
+    the results carry (:class:`Pass`). A gamma list of the wrong length raises ValueError."""
     if checkpoint is not None and len(models) != 1:
         raise ValueError("a checkpoint follows one model: a pass of one")
-    run = Pass(X, labels, settings, models, seed, options)
+    run = Pass(X, labels, settings, models, seed, options, track)
     run.advance(int(settings.n_iter), checkpoint)
     return run.results()
 
@@ -182,11 +192,20 @@ def run_pass(X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
 class Pass:
     """The state of one pass, run to the end by :func:`run_pass`, or to any iteration by
     ``advance(t)`` (:class:`.steps.SteppedPass` adds what a pass run in steps needs); one
-    result per model by ``results()``. Columns ordered with the models that sample U first."""
+    result per model by ``results()``. Columns ordered with the models that sample U first.
+
+    ``track`` (float32 rows or None): f on them is kept current as on the labeled rows (module
+    docstring), n_track block-rows per iteration for all models instead of n_track T per model
+    after the pass; their features are computed apart, so the iterates are bitwise the same."""
 
     def __init__(self, X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
-                 models: Sequence[ModelSpec], seed: int, options: EngineOptions) -> None:
+                 models: Sequence[ModelSpec], seed: int, options: EngineOptions,
+                 track: np.ndarray | None = None) -> None:
         self.X, self.labels, self.settings, self.seed = X, labels, settings, seed
+        self.track = None if track is None else np.ascontiguousarray(track, dtype=np.float32)
+        if self.track is not None and self.track.shape[1:] != X.shape[1:]:
+            raise ValueError(f"tracked rows of shape {self.track.shape}: {X.shape[1]} features "
+                             "expected")
         k, T = labels.n_classes, int(settings.n_iter)
         self.blocks = FeatureBlocks(seed, X.shape[1], settings.block_size, settings.sigma,
                                     settings.feature_map, int(settings.cache_mb * (1 << 20)))
@@ -214,6 +233,7 @@ class Pass:
         self.scale = np.ones(self.M)
         self.alive = np.ones(self.M, dtype=bool)
         self.f_l = np.zeros((labels.labeled.size, self.M))
+        self.f_v = None if self.track is None else np.zeros((self.track.shape[0], self.M))
         self.beta = np.zeros((X.shape[0], self.M)) if settings.track_kernel else None
         self.errors: dict[int, Divergence] = {}  # by the model's index in ``models``
         self.t, self.over = 0, False  # iterations run; every model stopped
@@ -231,6 +251,11 @@ class Pass:
         self.F32 = np.empty((self.X_new.shape[0], self.blocks.width), dtype=np.float32)
         self.F = np.empty((self.X_new.shape[0], self.blocks.width), dtype=np.float64)
         self.f_u = np.empty((self.X_new.shape[0] - n_l, self.MA))
+        # The tracked rows' features, apart: the fitting rows' products are then the same with
+        # or without tracking, and so are the iterates, bit for bit.
+        n_v = 0 if self.track is None else self.track.shape[0]
+        self.F32_v = np.empty((n_v, self.blocks.width), dtype=np.float32)
+        self.F_v = np.empty((n_v, self.blocks.width), dtype=np.float64)
         self.grad = np.empty((self.blocks.width, self.M))
         # The columns of the models that sample U and of the others: a lone model's column as
         # an index, so that the weights of Eq. 10 are computed on vectors, not on matrices.
@@ -243,6 +268,7 @@ class Pass:
         n_l = labels.labeled.size
         X_new, F32, F, f_u, grad = self.X_new, self.F32, self.F, self.f_u, self.grad
         X_u = X_new[n_l:]
+        F_v = None if self.f_v is None else self.F_v
         semi, rest = self.semi, self.rest
         pools_a, pools_b = labels.batch_pools(True), labels.batch_pools(False)
         every = 0 if checkpoint is None else max(1, int(checkpoint.every))
@@ -262,10 +288,13 @@ class Pass:
                 draws, _ = draw_batches(self.rng_b, pools_b, b)
                 weights.append((rest, pair_weights(self.f_l[:, rest], None, draws,
                                                    self.w_pn[:, rest], self.w_u[:, rest])))
-            np.copyto(F, blocks.features(X_new, t - 1, out=F32))
+            block = blocks.block(t - 1)
+            np.copyto(F, blocks.features(X_new, t - 1, out=F32, block=block))
+            if F_v is not None and F_v.shape[0]:
+                np.copyto(F_v, blocks.features(self.track, t - 1, out=self.F32_v, block=block))
             for cols, w in weights:
                 w.gradient(F, n_l, grad[:, cols])
-            self._step(t, grad * self.step[t - 1], self.rho[t - 1], F[:n_l])
+            self._step(t, grad * self.step[t - 1], self.rho[t - 1], F[:n_l], F_v)
             if self.beta is not None:
                 self._track(weights, u_rows, self.eta[t - 1] / self.scale, n_l)
             self.t = t
@@ -275,9 +304,10 @@ class Pass:
             if every and t % every == 0:
                 checkpoint(t, Iterate(blocks, self.coef[0][:t], float(self.scale[0])))
 
-    def _step(self, t: int, alpha: np.ndarray, rho: np.ndarray, F_l: np.ndarray) -> None:
+    def _step(self, t: int, alpha: np.ndarray, rho: np.ndarray, F_l: np.ndarray,
+              F_v: np.ndarray | None = None) -> None:
         """Block t's coefficients alpha_t (width, M), the shrink rho of the older blocks, f on
-        the labeled rows; stops a model that diverged."""
+        the labeled rows and the tracked rows (features ``F_v``); stops a model that diverged."""
         # (each check tests all models at once first: folds and stops are rare)
         if t > 1:
             self.scale *= rho
@@ -289,6 +319,9 @@ class Pass:
             coef[t - 1] = new[:, i]
         self.f_l *= rho
         self.f_l += self.blocks.norm * (F_l @ alpha)
+        if F_v is not None:  # the same update, on the tracked rows
+            self.f_v *= rho
+            self.f_v += self.blocks.norm * (F_v @ alpha)
         if not (np.abs(self.f_l) <= self.bound).all():  # NaN fails the comparison too
             within = np.all(np.abs(self.f_l) <= self.bound, axis=0)
             for i in np.flatnonzero(~within & self.alive):
@@ -317,6 +350,8 @@ class Pass:
         self.alive[i] = False
         self.eta[t:, i], self.rho[t:, i], self.step[t:, i] = 0.0, 1.0, 0.0  # alpha = 0, rho = 1
         self.f_l[:, i] = 0.0
+        if self.f_v is not None:
+            self.f_v[:, i] = 0.0
         self.coef[i][:] = 0.0
         self.scale[i] = 1.0
         if self.unl is not None and i < self.MA:
@@ -345,9 +380,15 @@ class Pass:
             scores = self.unl.scores(i, scale) if self.unl is not None and i < self.MA else None
             kernel = None if self.beta is None else self.beta[:, i] * scale
             out[self.order[i]] = QSGResult(self.blocks, self.coef[i], scale, spec.schedule,
-                                           scores, kernel)
+                                           scores, kernel, *self.running(i))
         self.blocks.shared = self.M > 1  # every model of the pass reads this cache
         return out
+
+
+    def running(self, i: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Column i's f on the labeled rows and on the tracked rows (None when none are),
+        as kept current by the iterations: copies, the pass may go on."""
+        return self.f_l[:, i].copy(), None if self.f_v is None else self.f_v[:, i].copy()
 
 
 def _columns(start: int, stop: int) -> int | slice:

@@ -38,9 +38,18 @@ Choices the papers leave open, all parameters here:
 - mini-batches of ``batch_size`` from each of P_j, N_j and U, drawn uniformly with replacement;
   ``block_size`` frequencies per block;
 - the thresholds: all-threshold fit on the labeled points (:mod:`ordauc.solvers.thresholds`),
-  also for k = 2, which gives QSG-S2AUC a ``predict``; fitted on the scores ``predict``
-  computes (the float32 evaluation), not on the float64 running f of the iterations, so that
-  ``predict`` on the labeled rows places them exactly as the fit did.
+  also for k = 2, which gives QSG-S2AUC a ``predict``; for a lone fit, fitted on the scores
+  ``predict`` computes (the float32 evaluation), not on the float64 running f of the
+  iterations, so that ``predict`` on the labeled rows places them exactly as the fit did. A
+  model of a grid pass of several takes them from the pass's running f on the labeled rows
+  (equal up to float32 rounding): a full evaluation of every candidate of a grid search would
+  cost more than the pass itself at d = 1,000, and the thresholds are cheap once f is known
+  (a sort of the labeled scores), so they stay eager.
+
+A grid pass given validation rows to track (``GridData.track``, a cross-validation fold's held
+out rows) keeps f current on them as on the labeled rows, for all its models at once, and sets
+``tracked_decision_`` on each: what ``decision_function`` would give on those rows, up to
+float32 rounding, without evaluating any model again (:class:`~.engine.Pass`).
 
 A fit whose scores leave every range a minimiser can lie in stops with
 :class:`~ordauc.errors.DivergenceError` naming the schedule, instead of returning an exploded or
@@ -220,16 +229,26 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
                          Schedule.resolve(self.step, self.lam, self.theta, self.t0,
                                           self.theta_decay))
 
-    def _fitted(self, result: QSGResult, X: np.ndarray, labels: LabeledSplit) -> _QSGBase:
-        """The fitted attributes from the engine's result; the thresholds from the scores
-        ``predict`` computes on the labeled rows (module docstring)."""
+    def _fitted(self, result: QSGResult, X: np.ndarray, labels: LabeledSplit,
+                shared: bool = False) -> _QSGBase:
+        """The fitted attributes from the engine's result. The thresholds: from the scores
+        ``predict`` computes on the labeled rows for a model fitted alone (module docstring);
+        for a model of a pass of several (``shared``), from the pass's own f on those rows,
+        equal to them up to float32 rounding, which spares every model a full evaluation."""
         self.blocks_, self.seed_ = result.blocks, result.blocks.seed
         self.coef_, self.scale_, self.n_iter_ = result.coef, result.scale, result.coef.shape[0]
         self.theta_, self.t0_ = result.schedule.theta, result.schedule.t0
         self.unlabeled_scores_ = result.unlabeled_scores
         if result.kernel_coef is not None:
             self.kernel_coef_ = result.kernel_coef
-        f_l = self.blocks_.evaluate(X[labels.labeled], self.coef_, self.scale_)
+        if result.tracked_scores is not None:
+            self.tracked_decision_ = result.tracked_scores
+        else:  # never a stale one from an earlier fit of this estimator
+            self.__dict__.pop("tracked_decision_", None)
+        if shared and result.labeled_scores is not None:
+            f_l = result.labeled_scores
+        else:
+            f_l = self.blocks_.evaluate(X[labels.labeled], self.coef_, self.scale_)
         self.thresholds_ = fit_thresholds(f_l, labels.z, labels.n_classes)
         self.n_classes_, self.classes_ = labels.n_classes, labels.classes
         return self
@@ -258,18 +277,31 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
             specs[i] = est._spec()
         if specs:
             results = run_pass(data.X, data.labels, models[0]._settings(), list(specs.values()),
-                               run_seed(models[0].random_state), self.engine_options)
+                               run_seed(models[0].random_state), self.engine_options,
+                               track=self._grid_track(data))
             for i, result in zip(specs, results, strict=True):
                 est = models[i]
                 if isinstance(result, Divergence):
                     out[i] = result.error(type(est).__name__)
                     continue
-                out[i] = est._fitted(result, data.X, data.labels)
+                out[i] = est._fitted(result, data.X, data.labels, shared=len(specs) > 1)
                 copy_input_attributes(data.validated, est)
         return [out[i] for i in range(len(models))]
 
     def _grid_pass_steps(self, data: GridData, models: list[Any]) -> QSGSteps:
-        return QSGSteps(data, models, self.engine_options)
+        return QSGSteps(data, models, self.engine_options, self._grid_track(data))
+
+    @staticmethod
+    def _grid_track(data: GridData) -> np.ndarray | None:
+        """The rows a pass tracks (``data.track``), validated as ``decision_function``
+        validates its input: float32, dense, the training data's features (no rows: an empty
+        array of decision values, where ``decision_function`` would refuse)."""
+        track = data.track
+        if track is None:
+            return None
+        if (track.shape[0] if hasattr(track, "shape") else len(track)) == 0:
+            return np.empty((0, data.X.shape[1]), dtype=np.float32)
+        return predict_input(data.validated, track, np.float32)
 
     def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
                          models: list[Any]) -> PassBytes:
@@ -344,6 +376,10 @@ _DOC = """
         the transductive scores.
     kernel_coef_ : ndarray of shape (n_samples,)
         With ``track_kernel``: the iterate as sum_x beta_x k(x, .) over the training rows.
+    tracked_decision_ : ndarray of shape (n_track,)
+        Set by a grid pass given rows to track (``GridData.track``): f on those rows, float64,
+        equal to ``decision_function`` on them up to float32 rounding (both are float32
+        evaluations of the same f, in another order); absent otherwise.
 
     Notes
     -----

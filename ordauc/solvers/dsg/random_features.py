@@ -152,10 +152,12 @@ class FeatureBlocks:
         return Wa, ph
 
     # -- features ------------------------------------------------------------------------------
-    def features(self, X: np.ndarray, i: int, out: np.ndarray | None = None) -> np.ndarray:
+    def features(self, X: np.ndarray, i: int, out: np.ndarray | None = None,
+                 block: tuple[np.ndarray, np.ndarray | None] | None = None) -> np.ndarray:
         """Raw features of block ``i`` at X, float32 (n, width), without the sqrt(c/m) factor;
-        written into ``out`` when given."""
-        W, b = self.block(i)
+        written into ``out`` when given. ``block``: block i as :meth:`block` gave it, so that
+        several sets of rows meet a block that is not cached without drawing it again."""
+        W, b = self.block(i) if block is None else block
         X = np.asarray(X, dtype=np.float32)
         F = np.empty((X.shape[0], self.width), dtype=np.float32) if out is None else out
         Z = self._scratch("Zf", X.shape[0] * self.m).reshape(X.shape[0], self.m)

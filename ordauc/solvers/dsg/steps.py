@@ -39,13 +39,14 @@ class SteppedPass(Pass):
 
     def snapshot(self) -> dict[int, QSGResult | Divergence]:
         """Every model of the pass at the current iteration t (coefficients of blocks 1..t,
-        copied), by its index in ``models``; no unlabeled scores or kernel coefficients."""
+        copied), by its index in ``models``, with f on the labeled and tracked rows at t; no
+        unlabeled scores or kernel coefficients."""
         out: dict[int, QSGResult | Divergence] = {}
         for i, spec in enumerate(self.models):
             j = int(self.order[i])
             out[j] = self.errors.get(j) or QSGResult(
                 self.blocks, self.coef[i][: self.t].copy(), float(self.scale[i]),
-                spec.schedule, None, None)
+                spec.schedule, None, None, *self.running(i))
         return out
 
     def keep(self, indices: Collection[int]) -> None:
@@ -59,6 +60,8 @@ class SteppedPass(Pass):
         self.bound, self.scale, self.alive = self.bound[sel], self.scale[sel], self.alive[sel]
         self.coef = [self.coef[i] for i in cols]
         self.f_l = np.ascontiguousarray(self.f_l[:, sel])
+        if self.f_v is not None:
+            self.f_v = np.ascontiguousarray(self.f_v[:, sel])
         if self.beta is not None:
             self.beta = np.ascontiguousarray(self.beta[:, sel])
         semi = [i for i in cols if i < self.MA]
@@ -74,9 +77,11 @@ class QSGSteps:
     """A pass of QSG estimators ``models`` run in steps, the hook ``_grid_pass_steps`` of
     :meth:`~ordauc.solvers.gridfit.GridFit.iter_fit_grid_halving`: the models fitted so far at
     each step, those kept going on; a gamma list of the wrong length fails alone, as in the
-    estimators' ``_grid_pass``."""
+    estimators' ``_grid_pass``. ``track``: the float32 rows whose decision values every model
+    carries (``tracked_decision_``), or None."""
 
-    def __init__(self, data: GridData, models: list[Any], options: EngineOptions) -> None:
+    def __init__(self, data: GridData, models: list[Any], options: EngineOptions,
+                 track: np.ndarray | None = None) -> None:
         self.data, self.models = data, models
         self.failed: dict[int, Exception] = {}
         specs: dict[int, ModelSpec] = {}
@@ -89,7 +94,8 @@ class QSGSteps:
             specs[i] = est._spec()
         self.positions = list(specs)  # the engine's model j is models[positions[j]]
         self.run = (SteppedPass(data.X, data.labels, models[0]._settings(),
-                                list(specs.values()), run_seed(models[0].random_state), options)
+                                list(specs.values()), run_seed(models[0].random_state), options,
+                                track)
                     if specs else None)
 
     def advance(self, t: int) -> dict[int, Any]:
@@ -123,6 +129,6 @@ class QSGSteps:
     def _model(self, est: Any, result: QSGResult | Divergence) -> Any:
         if isinstance(result, Divergence):
             return result.error(type(est).__name__)
-        est._fitted(result, self.data.X, self.data.labels)
+        est._fitted(result, self.data.X, self.data.labels, shared=len(self.positions) > 1)
         copy_input_attributes(self.data.validated, est)
         return est
