@@ -62,7 +62,7 @@ def solver_meta(solver: str, names: Names | None = None) -> SolverMeta | None:
     return meta_of((names or {}).get(solver, solver))
 
 
-def _own_label(solver: str, names: Names | None) -> bool:
+def own_label(solver: str, names: Names | None) -> bool:
     """Whether a label stands for its solver rather than for one configuration of it: the label
     is the registry name, or the solver is an import path (which no label can spell) that no
     other label of the table runs."""
@@ -76,7 +76,7 @@ def _own_label(solver: str, names: Names | None) -> bool:
 
 def _shown(solver: str, names: Names | None) -> str:
     meta = solver_meta(solver, names)
-    return meta.display if meta is not None and _own_label(solver, names) else solver
+    return meta.display if meta is not None and own_label(solver, names) else solver
 
 
 def display_name(solver: str, names: Names | None = None) -> str:
