@@ -266,6 +266,19 @@ def study_metrics(directory: Path, results: pd.DataFrame) -> tuple[str, ...]:
     config selects hyper-parameters by (the copy ``ordauc run`` keeps in the folder), else AUC;
     of those, the ones some finished run has. A study without any falls back to MZE and MAE,
     then AUC, whichever its runs have (an untuned study, or a folder without its config)."""
+    picked = [m for m in tuned_metrics(directory) if has_values(results, m)]
+    if picked:
+        return tuple(picked)
+    for fallback in (("mze", "mae"), ("auc",)):
+        found = [m for m in fallback if has_values(results, m)]
+        if found:
+            return tuple(found)
+    return ("auc",)
+
+
+def tuned_metrics(directory: Path) -> tuple[str, ...]:
+    """The registry metrics the study's config selects hyper-parameters by, in its order
+    (none without a readable config copy, or when nothing is tuned)."""
     from ordauc.metrics import METRICS
 
     chosen: list[str] = []
@@ -275,14 +288,7 @@ def study_metrics(directory: Path, results: pd.DataFrame) -> tuple[str, ...]:
             tuning = config.tuning_of(solver)
             if solver.grid:  # only a tuned solver selects by its metrics
                 chosen += [m for m in tuning.metrics if m in METRICS]
-    picked = [m for m in dict.fromkeys(chosen) if has_values(results, m)]
-    if picked:
-        return tuple(picked)
-    for fallback in (("mze", "mae"), ("auc",)):
-        found = [m for m in fallback if has_values(results, m)]
-        if found:
-            return tuple(found)
-    return ("auc",)
+    return tuple(dict.fromkeys(chosen))
 
 
 def task_groups(results: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:

@@ -28,9 +28,11 @@ from ordauc.report.load import (
     OK,
     display_name,
     has_values,
+    infer_task,
     load_results,
     study_metrics,
     task_groups,
+    tuned_metrics,
 )
 from ordauc.report.palette import Palette, study_palette
 from ordauc.report.regions import regions_data, write_regions
@@ -176,6 +178,15 @@ def _metric_curves(curves: list[TimeCurves], palette: Palette) -> Figure:
     return fig
 
 
+def _own_metric(results: pd.DataFrame, dataset: str, metric: str, tuned: tuple[str, ...]
+                ) -> bool:
+    """Whether ``dataset`` gets a boxplot of ``metric``: some run has it, and the study
+    selects by it, or it is the study's default ordinal metric on an ordinal dataset (MZE and
+    MAE of an untuned binary study are only its error rate twice)."""
+    rows = results[results["dataset"] == dataset]
+    return has_values(rows, metric) and (metric in tuned or infer_task(rows) == "ordinal")
+
+
 def varies(curves: TimeCurves) -> bool:
     """Whether the curves' size takes more than one value: a study run at one size (a
     supervised study: n_unlabeled = 0 throughout) has no curve against it."""
@@ -278,13 +289,14 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     sweeps = sweep_data(results, Path(directory), metrics)
     plain = results[~results["solver"].isin([s for _, labels in swept.values() for s in labels])]
     shown = datasets(plain) if len(plain) else []
+    tuned = tuned_metrics(Path(directory))
     # AUC boxplots where some solver has an AUC (a study of label-only solvers has none);
     # boxplots of the study's other metrics; time against a size only where the study varies it
     panels = [auc_panel(plain, d, n_labeled, n_unlabeled, complete) for d in shown
               if has_values(plain[plain["dataset"] == d], "auc")]
     boxes = [auc_panel(plain, d, n_labeled, n_unlabeled, complete, metric=m)
              for m in metrics if m != "auc" and m in METRICS for d in shown
-             if has_values(plain[plain["dataset"] == d], m) and not size_boxes_wanted(plain, d)]
+             if _own_metric(plain, d, m, tuned) and not size_boxes_wanted(plain, d)]
     curves = [c for c in (time_curves(plain, d, n_labeled) for d in shown) if varies(c)]
     # a study of training-set size (NPSVOR Fig. 7) also gets its metrics against that size
     by_size = {c.dataset: [time_curves(plain, c.dataset, n_labeled, m) for m in metrics
