@@ -261,8 +261,10 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     """Draw every figure of a results folder; return the written files.
 
     Per dataset ``auc_<dataset>`` (boxplot at ``n_labeled``/``n_unlabeled``, by default the most
-    common n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``) and
-    ``time_<dataset>``; ``auc_all`` puts the boxplots side by side; with curves.csv,
+    common n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``;
+    where some solver has an AUC), ``<metric>_<dataset>`` for the study's own other metrics
+    (:func:`_own_metric`) and ``time_<dataset>`` (only where the study varies a size,
+    :func:`varies`); ``auc_all`` puts the AUC boxplots side by side; with curves.csv,
     ``convergence_<dataset>`` (:mod:`ordauc.report.convergence`); with tuning_scores.csv,
     ``tuning_<dataset>``, the score against a one-parameter grid
     (:mod:`ordauc.report.tuning_curves`, the AUC-DCD paper's Figure 1); per swept config
@@ -272,7 +274,9 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     (:mod:`ordauc.report.regions`, the NPSVOR paper's Fig. 2); for a study of training-set
     size with repeated draws, ``boxes_<metric>_<dataset>`` (:mod:`ordauc.report.size_boxes`,
     Fig. 8); critical-difference
-    diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Everything is
+    diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Every figure
+    draws a solver label in its style of the study's palette (:mod:`ordauc.report.palette`).
+    Everything is
     checked before the output folder is touched, and the figures are moved into it only once
     all of them are written (:func:`ordauc.report.files.staged`): a failure leaves the folder's
     previous figures, never part of a new set beside them.
