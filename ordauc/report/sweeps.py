@@ -136,6 +136,8 @@ def write_sweeps(sweeps: list[Sweep], out_dir: Path, stems: dict[str, str],
         if len(sweep.params) > 2:  # no figure in more than two dimensions
             continue
         stem = f"sweep_{sweep.entry}_{stems.get(sweep.dataset, sweep.dataset)}"
-        colour = palette.colour(sweep.labels[0]) if palette and sweep.labels else "#d62728"
+        # the base solver's colour (a large sweep's later labels are lighter shades of it)
+        style = palette.style(sweep.labels[0]) if palette and sweep.labels else None
+        colour = (style.family or style.colour) if style is not None else "#d62728"
         written += save_figure(sweep_figure(sweep, colour), out_dir, stem)
     return written
