@@ -96,7 +96,7 @@ def test_curves_of_the_final_fits_cover_the_first_5000_iterations(study: Path) -
 
 
 def test_report_sets_table_2_beside_ours_in_both_protocols(study: Path, cli) -> None:
-    code, out, err = cli("report", study, "--metric", "auc")
+    code, out, err = cli("report", study, "--metric", "auc", "-v")
     assert code == 0, err
     results = pd.read_csv(study / "results.csv")
     report = study / "report"

@@ -115,7 +115,7 @@ def test_twin_runs_all_ten_methods_and_reports(study, cli) -> None:
     beaten = [name for name in CHU + SURVEY if npsvor[name] < majority[name]]
     assert len(beaten) >= 0.75 * len(CHU + SURVEY), (beaten, npsvor, majority)
 
-    code, printed, err = cli("report", out)
+    code, printed, err = cli("report", out, "-v")
     assert code == 0, err
     check_report(table, out / "report", printed, n_parts=len(parts))
     check_cv_time(table, out, cli)

@@ -53,7 +53,7 @@ def test_figure_8_grouped_mae_boxplots_by_training_size(cli, tmp_path: Path) -> 
         np.testing.assert_array_equal(row.values, np.sort(mine.to_numpy()))
     npsvor = boxes[boxes["solver"] == "npsvor"].set_index("n_labeled")["values"]
     assert np.mean(npsvor[400]) < np.mean(npsvor[100])  # more movies, smaller error
-    code, printed, err = cli("plot", out)
+    code, printed, err = cli("plot", out, "-v")
     assert code == 0, err
     stem = "synthetic_ordinal_d_30_n_503"
     for name in (f"boxes_mae_{stem}", f"metrics_{stem}"):

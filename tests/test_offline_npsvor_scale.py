@@ -52,7 +52,7 @@ def test_figure_7_draws_metrics_and_time_against_the_training_rows(cli, tmp_path
     npsvor = table[table["solver"] == "npsvor"].set_index("n_labeled")["mae"]
     assert npsvor[1600] < npsvor[100]  # more training rows, smaller error
 
-    code, printed, err = cli("plot", out)
+    code, printed, err = cli("plot", out, "-v")
     assert code == 0, err
     stem = "synthetic_ordinal_d_8_n_3200"
     for name in (f"metrics_{stem}", f"time_{stem}"):

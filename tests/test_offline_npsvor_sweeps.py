@@ -87,7 +87,7 @@ def test_figure_3_mze_and_mae_against_eps_tuned_per_eps(cli, tmp_path: Path) -> 
         rows = table[table["cv_metric"] == metric]  # each panel reads its own selection
         np.testing.assert_allclose(drawn.sort_index().to_numpy(),
                                    rows.groupby("p_eps")[metric].mean().sort_index().to_numpy())
-    code, printed, err = cli("plot", out)
+    code, printed, err = cli("plot", out, "-v")
     assert code == 0, err
     pngs = [Path(p).name for p in printed.split() if p.endswith(".png")]
     assert pngs == ["sweep_npsvor_synthetic_ordinal_d_8_n_1000.png"]  # no box per eps

@@ -51,7 +51,7 @@ def test_figure_2_regions_are_the_models_the_rows_scored(cli, tmp_path: Path) ->
         assert grid.shape == regions.xx.shape and set(np.unique(grid)) == {1, 2, 3}, label
         assert regions.refit_mze[label] == regions.rows[label]["mze"], label
         assert regions.rows[label]["repetition"] == 0
-    code, printed, err = cli("plot", out)
+    code, printed, err = cli("plot", out, "-v")
     assert code == 0, err
     path = out / "figures" / "regions_npsvor_toy.png"
     assert str(path) in printed.split() and path.stat().st_size > 10_000

@@ -13,7 +13,8 @@ import pytest
 from ordauc.cli import main
 from ordauc.report.figdata import auc_panel, time_curves
 from ordauc.report.load import display_name, infer_task, load_results
-from ordauc.report.plots import draw_auc_panel, draw_time_curves, solver_colours
+from ordauc.report.palette import solver_palette, study_palette
+from ordauc.report.plots import draw_auc_panel, draw_time_curves
 
 SIZES = (1000, 2000, 5000)
 SEEDS = (0, 1, 2)
@@ -66,11 +67,17 @@ def _run(argv: list[str]) -> int:
 
 def test_plot_writes_every_figure_as_png_and_pdf(results_dir: Path, capsys) -> None:
     assert _run(["plot", str(results_dir)]) == 0
-    printed = capsys.readouterr().out.split()
     figures = results_dir / "figures"
+    # without a config the study's metrics are MZE and MAE (its runs have them): a boxplot of
+    # each per ordinal dataset beside the AUC boxplots (on binary data both are the error rate)
     expected = {f"{kind}_{name}.{ext}" for kind in ("auc", "time") for name in ("ordi", "bin")
-                for ext in ("png", "pdf")} | {"auc_all.png", "auc_all.pdf"}
+                for ext in ("png", "pdf")} | {"auc_all.png", "auc_all.pdf"} | {
+        f"{m}_ordi.{ext}" for m in ("mze", "mae") for ext in ("png", "pdf")}
+    assert capsys.readouterr().out.splitlines() == [
+        f"{len(expected)} figure files in {figures} (list them with -v)"]
     assert {p.name for p in figures.iterdir()} == expected  # no temporary files left
+    assert _run(["plot", str(results_dir), "-v"]) == 0
+    printed = capsys.readouterr().out.splitlines()[1:]
     assert sorted(printed) == sorted(str(figures / name) for name in expected)
     for path in figures.iterdir():
         head = path.read_bytes()[:8]
@@ -166,15 +173,17 @@ def test_a_method_and_its_wrapper_on_the_same_data_look_different() -> None:
     rng = np.random.default_rng(1)
     results = pd.DataFrame([_row("ordi", s, seed, n_u, rng) for s in ("samult", "m_samult")
                             for seed in SEEDS for n_u in (1000, 2000)])
-    colours = solver_colours(results["solver"])
-    assert colours["samult"] == colours["m_samult"]  # one base solver, one colour
+    palette = study_palette(results)
+    # one base solver, one colour; the wrapper in its own marker and dash
+    assert palette["samult"].colour == palette["m_samult"].colour
+    assert palette["samult"].key != palette["m_samult"].key
     fig, (left, right) = plt.subplots(1, 2)
-    draw_time_curves(left, time_curves(results, "ordi"), colours)
+    draw_time_curves(left, time_curves(results, "ordi"), palette)
     lines = {line.get_label(): line for line in left.get_lines()}
     styles = {name: (lines[name].get_linestyle(), lines[name].get_marker())
               for name in ("SAMULT", "M-SAMULT")}
     assert styles["SAMULT"] != styles["M-SAMULT"]
-    draw_auc_panel(right, auc_panel(results, "ordi"), colours, "ordi")
+    draw_auc_panel(right, auc_panel(results, "ordi"), palette, "ordi")
     hatches = [patch.get_hatch() for patch in right.patches]
     assert sorted(hatches, key=str) == sorted([None, "///"], key=str)
     plt.close(fig)
@@ -196,8 +205,8 @@ def test_task_inference_and_names() -> None:
     assert infer_task(rows.assign(task="ordinal")) == "ordinal"
     assert infer_task(rows.assign(solver="qs3orao", c_index=np.nan)) == "ordinal"
     assert display_name("m_pnu_auc") == "M-PNU-AUC" and display_name("my_solver") == "my_solver"
-    colours = solver_colours(["qsg_s2auc", "samult", "pnu_auc", "x", "y"])
-    assert colours["qsg_s2auc"] == solver_colours(["qs3orao"])["qs3orao"]
+    colours = solver_palette(["qsg_s2auc", "samult", "pnu_auc", "x", "y"]).colours()
+    assert colours["qsg_s2auc"] == solver_palette(["npsvor"])["npsvor"].colour  # proposed: red
     assert len(set(colours.values())) == 5
 
 
@@ -214,8 +223,9 @@ def test_names_base_solvers_and_wrappers_come_from_the_registry_through_solver_n
     assert base_solver_of("ms", names) == "samult" and base_solver_of("fast", names) == "qs3orao"
     # baselines in registry order, unknown solvers, the papers' own methods last
     assert solver_order(table["solver"], names) == ["svorex", "ms", "mine", "fast"]
-    colours = solver_colours(table["solver"], names)
-    assert colours["fast"] == solver_colours(["qsg_s2auc"])["qsg_s2auc"]  # proposed: red
+    palette = solver_palette(table["solver"], names)
+    assert palette["fast"].colour == solver_palette(["qs3orao"])["qs3orao"].colour
+    assert palette["fast"].key != palette.style("qs3orao").key  # a second configuration
 
 
 def test_unfinished_sizes_are_marked_above_the_time_axis() -> None:
@@ -229,7 +239,7 @@ def test_unfinished_sizes_are_marked_above_the_time_axis() -> None:
     curves = time_curves(results, "bin")
     assert curves.marks
     fig, ax = plt.subplots()
-    draw_time_curves(ax, curves, solver_colours(results["solver"]))
+    draw_time_curves(ax, curves, study_palette(results))
     fig.canvas.draw()
     x_marks = [line for line in ax.get_lines() if line.get_marker() == "x"]
     assert len(x_marks) == len(curves.marks)
@@ -319,8 +329,8 @@ def test_a_solver_outside_the_registry_is_in_every_figure_under_its_label() -> N
     assert panel.values["rbf"].size == len(SEEDS) and panel.values["mine"].size == len(SEEDS)
     assert set(curves.table["solver"]) == set(curves.solvers)
     assert curves.table.loc[curves.table["solver"] == "rbf", "drawn"].all()
-    colours = solver_colours(results["solver"], names)
-    assert len(set(colours.values())) == 4  # each outside solver has a colour of its own
+    colours = solver_palette(results["solver"], names)
+    assert len(set(colours.colours().values())) == 4  # each outside solver has its colour
     assert display_name("rbf", names) == "rbf" and display_name("mine", names) == "mine"
     fig, (left, right) = plt.subplots(1, 2)
     draw_auc_panel(left, panel, colours, "bin")

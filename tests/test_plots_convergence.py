@@ -119,7 +119,7 @@ def test_each_line_carries_its_own_solvers_curve() -> None:
             np.testing.assert_allclose(line.get_ydata(), mean)
     legend = [t.get_text() for t in axes[-1].get_legend().get_texts()]
     assert legend == [display_name(s, conv.names) for s in conv.solvers]
-    styles = line_styles(conv.solvers)
+    styles = line_styles(conv)
     assert len({(s["color"], s["marker"], s["linestyle"]) for s in styles.values()}) == len(
         SOLVERS)
 
@@ -131,7 +131,7 @@ def test_point_at_the_reference_is_not_drawn_on_the_log_axis() -> None:
     from ordauc.report.files import new_figure
 
     ax = new_figure(4, 3).add_subplot()
-    draw_quantity(ax, conv, RELATIVE_OBJECTIVE, line_styles(conv.solvers))
+    draw_quantity(ax, conv, RELATIVE_OBJECTIVE, line_styles(conv))
     drawn = np.concatenate([line.get_ydata() for line in ax.get_lines()])
     assert np.isnan(drawn).sum() == 1 and np.nanmin(drawn) > 0  # P* itself is 0: left out
 

@@ -1,9 +1,18 @@
-"""Command `plot`."""
+"""Commands `plot` and `report`.
+
+Both are quiet by default: one line says where the figures or the page are; ``-v`` prints
+every file written (and the report's summary). A warning a library raises while they run is
+not let through as a traceback-like note: it is counted on one line, and shown whole with
+``-v``.
+"""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -13,6 +22,35 @@ from ordauc.cli import app
 ResultsDir = Annotated[Path, typer.Argument(
     help="Results folder written by `ordauc run` (holds results.csv).", metavar="DIR",
     show_default=False)]
+Verbose = Annotated[bool, typer.Option(
+    "--verbose", "-v", help="Print every file written (and the report's summary), not just "
+    "where they are.")]
+
+T = TypeVar("T")
+
+
+@contextmanager
+def _caught(verbose: bool) -> Iterator[None]:
+    """Collect the warnings raised inside; on the way out one line counts them (each shown
+    with ``--verbose``). The report's own code handles the cases it knows (ties, constant
+    data: said in the tables); this keeps any other library note from cluttering the output
+    while still saying it happened."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    if not caught:
+        return
+    seen = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    typer.echo(f"note: {len(caught)} warning(s) from libraries"
+               + ("" if verbose else " (see them with -v)"), err=True)
+    if verbose:
+        for text in seen:
+            typer.echo(f"  {text}", err=True)
+
+
+def _run(work: Callable[[], T], verbose: bool) -> T:
+    with _caught(verbose):
+        return work()
 
 
 @app.command()
@@ -32,19 +70,29 @@ def plot(
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", help="Metric of the critical-difference diagrams, repeatable (default: "
         "the study's own, as for `ordauc report`).", show_default=False)] = None,
+    verbose: Verbose = False,
 ) -> None:
     """Figures from a results folder: AUC boxplots and training-time curves, PNG and PDF.
 
-    One AUC boxplot per dataset and one of all datasets, and per dataset the training time
-    against the number of unlabeled samples, into DIRECTORY/figures (or --out); with
-    curves.csv, per dataset the convergence of 1 - AUC and of the relative objective.
+    One AUC boxplot per dataset and one of all datasets (where the solvers give scores), a
+    boxplot per dataset of each of the study's other metrics, and per dataset the training
+    time against the size the study varies (none for a study run at one size), into
+    DIRECTORY/figures (or --out); with curves.csv, per dataset the convergence of 1 - AUC and
+    of the relative objective. Each solver has one colour, marker and line style in every
+    figure (a variant of a solver: its colour, its own marker and dash). One line says where
+    the figures are; -v lists them.
     """
     from ordauc.report.plots import plot_results
 
-    written = plot_results(directory, out=out, n_labeled=n_labeled, n_unlabeled=n_unlabeled,
-                           complete=complete, metrics=tuple(metric) if metric else None)
-    for path in written:
-        typer.echo(str(path))
+    written = _run(lambda: plot_results(
+        directory, out=out, n_labeled=n_labeled, n_unlabeled=n_unlabeled, complete=complete,
+        metrics=tuple(metric) if metric else None), verbose)
+    where = out if out is not None else directory / "figures"
+    typer.echo(f"{len(written)} figure files in {where}"
+               + ("" if verbose else " (list them with -v)"))
+    if verbose:
+        for path in written:
+            typer.echo(str(path))
 
 
 @app.command()
@@ -59,6 +107,7 @@ def report(
     alpha: Annotated[float, typer.Option(
         "--alpha", help="Significance level of the Wilcoxon and Friedman tests.",
         min=0.0, max=1.0)] = 0.05,
+    verbose: Verbose = False,
 ) -> None:
     """A study's page and tables, or the index over a folder of studies.
 
@@ -69,7 +118,8 @@ def report(
     and the Friedman test with Nemenyi and Wilcoxon-Holm post-hoc tests, as Markdown, CSV and
     LaTeX into DIR/report (or --out); where the results ran a paper's published table's solvers
     on its datasets (AUC-DCD Table 2), that table beside ours; the verdict on each claim of the
-    study's paper in claims.csv. The summary is printed.
+    study's paper in claims.csv. One line says where the page is; with -v the summary and
+    every file written are printed.
 
     For a folder of results folders (results/): each study's report, then DIR/index.html over
     them with every claim decided by the study that can decide it (DIR/claims.csv).
@@ -82,10 +132,13 @@ def report(
 
             raise UserError("--out and --metric apply to one study's folder, not to a folder "
                             "of studies")
-        summary, paths = report_folder(directory, alpha)
+        summary, paths, headline = _run(lambda: report_folder(directory, alpha), verbose)
     else:
-        summary, paths, _ = report_study(directory, out, tuple(metric) if metric else None,
-                                         alpha)
+        summary, paths, _, headline = _run(lambda: report_study(
+            directory, out, tuple(metric) if metric else None, alpha), verbose)
+    if not verbose:
+        typer.echo(headline)
+        return
     typer.echo(summary)
     for path in paths:
         typer.echo(str(path), err=True)

@@ -11,11 +11,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ordauc.errors import UserError
 from ordauc.report.files import new_figure, prepare_folder, save_figure
+
+if TYPE_CHECKING:
+    from ordauc.report.palette import Palette
 
 _RC = {"font.size": 10, "axes.titlesize": 10.5, "figure.titlesize": 10.5, "pdf.fonttype": 42,
        "axes.grid": False}
@@ -53,12 +57,15 @@ def significance_input(ranks: pd.Series,
 def draw_cd(ranks: Mapping[str, float] | pd.Series,
             cliques_or_pvalues: pd.DataFrame | Iterable[Iterable[str]],
             path_stem: str | Path, *, cd: float | None = None, alpha: float = 0.05,
-            title: str | None = None) -> list[Path]:
+            title: str | None = None, colours: Mapping[str, str] | None = None) -> list[Path]:
     """Draw a critical-difference diagram to ``<path_stem>.png`` and ``.pdf``; the paths.
 
     ``ranks`` maps each method to its average rank; ``cliques_or_pvalues`` is the post-hoc
     p-value matrix (pairs with p < ``alpha`` differ) or the groups of methods that do not
-    differ. ``cd`` adds the critical-difference bar (Nemenyi).
+    differ. ``cd`` adds the critical-difference bar (Nemenyi). ``colours`` maps each method to
+    its colour (its solver's in the study's palette): names, elbows and rank markers are
+    drawn in it, so a method keeps the colour it has in the other figures whatever its rank
+    (methods without one are black).
     """
     import matplotlib
     import scikit_posthocs as sp
@@ -78,7 +85,8 @@ def draw_cd(ranks: Mapping[str, float] | pd.Series,
             series, matrix, ax=ax, alpha=alpha,
             label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) {label}",
             elbow_props={"linewidth": 1.2}, crossbar_props={"linewidth": 3},
-            text_h_margin=0.03 * max(k - 1, 1))
+            text_h_margin=0.03 * max(k - 1, 1),
+            color_palette={m: (colours or {}).get(m, "black") for m in series.index})
         margin = 0.05 * max(k - 1, 1)
         ax.set_xlim(1 - margin, k + margin)
         ax.set_xticks(range(1, k + 1))
@@ -113,12 +121,14 @@ def draw_cd(ranks: Mapping[str, float] | pd.Series,
 
 def draw_cd_diagrams(results: pd.DataFrame, out_dir: Path,
                      metrics: Iterable[str] = ("mze", "mae"), alpha: float = 0.05,
-                     suffix: str | None = None) -> list[Path]:
+                     suffix: str | None = None, palette: Palette | None = None) -> list[Path]:
     """Per metric, ``cd_<metric>_nemenyi`` (with the CD bar) and ``cd_<metric>_wilcoxon_holm``
     in ``out_dir`` (``cd_<metric>_<suffix>_...`` with a suffix, e.g. a task); metrics without
-    values or without a dataset where every run finished are skipped. The paths written."""
+    values or without a dataset where every run finished are skipped. Methods are coloured by
+    ``palette`` (by default the palette of ``results``' own solvers). The paths written."""
     from ordauc.report import stats
-    from ordauc.report.load import has_values
+    from ordauc.report.load import display_name, has_values, solver_names
+    from ordauc.report.palette import study_palette
     from ordauc.report.tables import arrange, metric_of, metric_table
 
     asked = list(metrics)
@@ -128,6 +138,10 @@ def draw_cd_diagrams(results: pd.DataFrame, out_dir: Path,
     if not names:  # checked before arranging: a study without these metrics has no diagram
         return []
     arranged = arrange(results)
+    palette = palette if palette is not None else study_palette(results)
+    labels = solver_names(results)
+    # the diagrams name methods as the tables do (display names): colour each by its label
+    colours = {display_name(label, labels): palette.colour(label) for label in labels}
     written: list[Path] = []
     for name in names:
         stem = name if suffix is None else f"{name}_{suffix}"
@@ -142,10 +156,10 @@ def draw_cd_diagrams(results: pd.DataFrame, out_dir: Path,
         if result.nemenyi is not None:
             written += draw_cd(result.average_ranks, result.nemenyi.pvalues,
                                Path(out_dir) / f"cd_{stem}_nemenyi", cd=result.nemenyi.cd,
-                               alpha=alpha,
+                               alpha=alpha, colours=colours,
                                title=f"{head}; Nemenyi CD = {result.nemenyi.cd:.2f}")
         if result.wilcoxon_holm is not None:
             written += draw_cd(result.average_ranks, result.wilcoxon_holm.pvalues,
                                Path(out_dir) / f"cd_{stem}_wilcoxon_holm", alpha=alpha,
-                               title=f"{head}; Wilcoxon-Holm")
+                               colours=colours, title=f"{head}; Wilcoxon-Holm")
     return written

@@ -3,9 +3,10 @@
 Per dataset one figure: 1 - AUC on the evaluation rows against the iterations (left) and, where
 the solvers record their objective, the relative objective (P(w) - P*) / P* (right, log scale),
 one line per solver, the mean over the runs; how P* was taken is written under the panel. The
-numbers come from :mod:`ordauc.report.curvedata`. Solvers are told apart by colour, marker and
-line style (the papers' own methods share one colour in the other figures, which would make
-these lines indistinguishable).
+numbers come from :mod:`ordauc.report.curvedata`. Each solver is drawn in its style of the
+study's palette (:mod:`ordauc.report.palette`): the colour of its base solver, and a marker and
+line style of its own, so that a solver and its slower configuration (``qs3orao_slow``) are two
+lines of one colour family.
 """
 
 from __future__ import annotations
@@ -28,15 +29,12 @@ from ordauc.report.curvedata import (
 )
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import display_name
+from ordauc.report.palette import Palette, solver_palette
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-            "#7f7f7f", "#bcbd22", "#17becf")
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-_LINESTYLES = ("-", "--", "-.", ":")
 _MARKS_PER_LINE = 10
 
 
@@ -48,11 +46,12 @@ def convergence_data(directory: str | Path, results: pd.DataFrame) -> list[Conve
     return [convergence(curves, results, d) for d in curve_datasets(curves, results)]
 
 
-def line_styles(solvers: list[str]) -> dict[str, dict[str, str]]:
-    """Colour, marker and line style per solver, distinct for up to ten solvers."""
-    return {s: {"color": _COLOURS[i % len(_COLOURS)], "marker": _MARKERS[i % len(_MARKERS)],
-                "linestyle": _LINESTYLES[i % len(_LINESTYLES)]}
-            for i, s in enumerate(solvers)}
+def line_styles(conv: Convergence, palette: Palette | None = None
+                ) -> dict[str, dict[str, str]]:
+    """Colour, marker and line style per solver of ``conv``: the study's ``palette`` (by
+    default the palette of the curves' own solvers)."""
+    palette = palette if palette is not None else solver_palette(conv.solvers, conv.names)
+    return {s: palette.style(s).line() for s in conv.solvers}
 
 
 def draw_quantity(ax: Axes, conv: Convergence, quantity: str,
@@ -98,11 +97,11 @@ def _one_over_t(ax: Axes, conv: Convergence, quantity: str) -> None:
     ax.plot(t, c / t, color="0.55", linewidth=1.0, linestyle=":", label="C/t (Theorem 1)")
 
 
-def convergence_figure(conv: Convergence) -> Figure:
+def convergence_figure(conv: Convergence, palette: Palette | None = None) -> Figure:
     """The figure of one dataset: a panel per quantity, the legend beside the last."""
     fig = new_figure(4.6 * len(conv.quantities) + 1.6, 4.0)
     axes = fig.subplots(1, len(conv.quantities), squeeze=False).ravel()
-    styles = line_styles(conv.solvers)
+    styles = line_styles(conv, palette)
     for ax, quantity in zip(axes, conv.quantities, strict=True):
         draw_quantity(ax, conv, quantity, styles)
     axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
@@ -111,14 +110,14 @@ def convergence_figure(conv: Convergence) -> Figure:
     return fig
 
 
-def write_convergence(convs: list[Convergence], out_dir: Path, stems: dict[str, str]
-                      ) -> list[Path]:
+def write_convergence(convs: list[Convergence], out_dir: Path, stems: dict[str, str],
+                      palette: Palette | None = None) -> list[Path]:
     """Draw and save ``convergence_<stem>`` per dataset into ``out_dir``, ``stems`` giving each
     dataset's file-name stem; the paths written."""
     written: list[Path] = []
     for conv in convs:
         if not conv.quantities:  # nothing drawable was recorded for this dataset
             continue
-        written += save_figure(convergence_figure(conv), out_dir,
+        written += save_figure(convergence_figure(conv, palette), out_dir,
                                f"convergence_{stems[conv.dataset]}")
     return written

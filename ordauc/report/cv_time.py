@@ -16,6 +16,7 @@ import pandas as pd
 
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import OK, display_name, solver_names, solver_order
+from ordauc.report.palette import Palette
 
 LARGE = 500  # training rows above which the paper draws a dataset
 
@@ -46,10 +47,9 @@ def cv_time_bars(results: pd.DataFrame, larger_than: int = LARGE) -> pd.DataFram
         records, columns=["dataset", "solver", "mean", "std", "complete"])
 
 
-def write_cv_time(results: pd.DataFrame, out_dir: Path, colours: dict[str, str]
-                  ) -> list[Path]:
+def write_cv_time(results: pd.DataFrame, out_dir: Path, palette: Palette) -> list[Path]:
     """``cv_time`` (Fig. 6(a)) into ``out_dir`` when a dataset qualifies, each solver in its
-    colour of the other figures; the paths written."""
+    colour (and a variant in its hatch) of the other figures; the paths written."""
     bars = cv_time_bars(results)
     timed = bars["complete"].astype(bool) & (bars["mean"] > 0)  # untuned runs spend no CV
     if not timed.any() or bars.loc[timed, "solver"].nunique() < 2:
@@ -68,8 +68,10 @@ def write_cv_time(results: pd.DataFrame, out_dir: Path, colours: dict[str, str]
         missing += [f"{display_name(solver, names)} on {d}"
                     for d, r, ok in zip(data, ran, shown, strict=True) if r and not ok]
         x = np.arange(len(data)) + (j - (len(solvers) - 1) / 2) * width
-        ax.bar(x[shown], mine["mean"].to_numpy(dtype=float)[shown], width,
-               color=colours.get(solver), label=display_name(solver, names))
+        style = palette.style(solver)
+        ax.bar(x[shown], mine["mean"].to_numpy(dtype=float)[shown], width, color=style.colour,
+               hatch=style.hatch, edgecolor="white" if style.hatch else None,
+               label=display_name(solver, names))
     ax.set_yscale("log")
     ax.set_xticks(np.arange(len(data)), data, rotation=20, ha="right")
     ax.set_ylabel("cross-validation time (s)")

@@ -42,11 +42,21 @@ class AucPanel:
     values: dict[str, np.ndarray]
     notes: dict[str, str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # solver label -> registry name
+    metric: str = "auc"
+    labels_only: frozenset[str] = frozenset()  # solvers that predict labels, no scores
 
     @property
     def metric_label(self) -> str:
-        """Y-axis label: ``ordinal AUC`` for ordinal tasks, else ``AUC``."""
+        """Y-axis label: ``ordinal AUC`` for ordinal tasks, else ``AUC``; another metric's
+        display name."""
+        if self.metric != "auc":
+            return METRICS[self.metric].display
         return "ordinal AUC" if self.task == "ordinal" else "AUC"
+
+    def empty_note(self, solver: str) -> str:
+        """What an empty slot says: a solver that only predicts labels has no ranking metric
+        (it finished: its runs are not failures), any other has no finished run."""
+        return "labels only, no AUC" if solver in self.labels_only else "no finished run"
 
     def summary(self) -> pd.DataFrame:
         """One row per solver: number of finished seeds, quartiles, mean, and the failure note."""
@@ -172,38 +182,63 @@ def _pick_size(rows: pd.DataFrame, dataset: str, n_labeled: int | None,
     return int(n_labeled), int(n_unlabeled)
 
 
+def labels_only(solver: str, names: dict[str, str], rows: pd.DataFrame) -> bool:
+    """Whether ``solver`` predicts labels only (no ranking scores, so no AUC although its runs
+    finished): the registry's class has no ``decision_function``; for a solver the registry
+    cannot load, its finished rows of ``rows`` have a label metric (MZE) and no AUC."""
+    from ordauc import solvers
+    from ordauc.errors import UserError
+
+    name = names.get(solver, solver)
+    try:
+        return not hasattr(solvers.info(name).cls, "decision_function")
+    except (UserError, KeyError, ImportError):
+        ok = rows[(rows["solver"] == solver) & (rows["status"] == OK)]
+        has = [c for c in ("auc", "mze") if c in ok.columns]
+        return (len(has) == 2 and ok["auc"].isna().all()
+                and bool(pd.to_numeric(ok["mze"], errors="coerce").notna().any()))
+
+
 def auc_panel(results: pd.DataFrame, dataset: str, n_labeled: int | None = None,
-              n_unlabeled: int | None = None, complete: bool = False) -> AucPanel:
-    """The AUC boxplot data of ``dataset``.
+              n_unlabeled: int | None = None, complete: bool = False,
+              metric: str = "auc") -> AucPanel:
+    """The AUC (or ``metric``) boxplot data of ``dataset``.
 
     By default at the most common n_labeled and the largest n_unlabeled with a finished run;
     with ``complete``, at the largest n_unlabeled where every solver finished all its runs
     (if there is one), the setting of the papers' boxplots.
     Every solver of the dataset gets a slot; one without finished runs at that size keeps an
-    empty slot and a note (``3 skipped``, ``not run``), as does one whose runs partly failed.
+    empty slot and a note (``3 skipped``, ``not run``), as does one whose runs partly failed;
+    a solver that predicts labels only (:func:`labels_only`) has no AUC and no note, and its
+    empty slot says so (:meth:`AucPanel.empty_note`).
     """
-    rows = _rows_of(results, dataset)
+    rows = _rows_of(results, dataset, metric)
     n_l, n_u = _pick_size(rows, dataset, n_labeled, n_unlabeled, complete)
     cell = rows[(rows["n_labeled"] == n_l) & (rows["n_unlabeled"] == n_u)]
     names = solver_names(rows)
     solvers = solver_order(rows["solver"], names)
     values: dict[str, np.ndarray] = {}
     notes: dict[str, str] = {}
+    needs_scores = metric not in METRICS or METRICS[metric].needs == "scores"
+    scoreless = frozenset(s for s in solvers if needs_scores and labels_only(s, names, rows))
+    shown = "AUC" if metric == "auc" else METRICS[metric].display
     for solver in solvers:
         mine = cell[cell["solver"] == solver]
         ok = mine[mine["status"] == OK]
-        values[solver] = np.sort(ok["auc"].dropna().to_numpy(dtype=np.float64))
+        values[solver] = np.sort(pd.to_numeric(ok[metric], errors="coerce").dropna()
+                                 .to_numpy(dtype=np.float64))
         failed = mine[mine["status"] != OK]
         if mine.empty:
             notes[solver] = "not run"
         elif len(failed):
             notes[solver] = failure_counts(failed["status"])
-        elif values[solver].size < len(ok):
-            notes[solver] = f"{len(ok) - values[solver].size} without AUC"
+        elif values[solver].size < len(ok) and solver not in scoreless:
+            notes[solver] = f"{len(ok) - values[solver].size} without {shown}"
     eval_sets = cell["eval_set"].dropna().astype(str).unique() if "eval_set" in cell else []
     return AucPanel(dataset=dataset, task=infer_task(rows), n_labeled=n_l, n_unlabeled=n_u,
                     eval_set=", ".join(sorted(eval_sets)) or None, solvers=solvers,
-                    values=values, notes=notes, names=names)
+                    values=values, notes=notes, names=names, metric=metric,
+                    labels_only=scoreless)
 
 
 def _size_row(group: pd.DataFrame, value: str) -> dict[str, object]:

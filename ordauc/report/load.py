@@ -62,7 +62,7 @@ def solver_meta(solver: str, names: Names | None = None) -> SolverMeta | None:
     return meta_of((names or {}).get(solver, solver))
 
 
-def _own_label(solver: str, names: Names | None) -> bool:
+def own_label(solver: str, names: Names | None) -> bool:
     """Whether a label stands for its solver rather than for one configuration of it: the label
     is the registry name, or the solver is an import path (which no label can spell) that no
     other label of the table runs."""
@@ -76,7 +76,7 @@ def _own_label(solver: str, names: Names | None) -> bool:
 
 def _shown(solver: str, names: Names | None) -> str:
     meta = solver_meta(solver, names)
-    return meta.display if meta is not None and _own_label(solver, names) else solver
+    return meta.display if meta is not None and own_label(solver, names) else solver
 
 
 def display_name(solver: str, names: Names | None = None) -> str:
@@ -266,6 +266,19 @@ def study_metrics(directory: Path, results: pd.DataFrame) -> tuple[str, ...]:
     config selects hyper-parameters by (the copy ``ordauc run`` keeps in the folder), else AUC;
     of those, the ones some finished run has. A study without any falls back to MZE and MAE,
     then AUC, whichever its runs have (an untuned study, or a folder without its config)."""
+    picked = [m for m in tuned_metrics(directory) if has_values(results, m)]
+    if picked:
+        return tuple(picked)
+    for fallback in (("mze", "mae"), ("auc",)):
+        found = [m for m in fallback if has_values(results, m)]
+        if found:
+            return tuple(found)
+    return ("auc",)
+
+
+def tuned_metrics(directory: Path) -> tuple[str, ...]:
+    """The registry metrics the study's config selects hyper-parameters by, in its order
+    (none without a readable config copy, or when nothing is tuned)."""
     from ordauc.metrics import METRICS
 
     chosen: list[str] = []
@@ -275,14 +288,7 @@ def study_metrics(directory: Path, results: pd.DataFrame) -> tuple[str, ...]:
             tuning = config.tuning_of(solver)
             if solver.grid:  # only a tuned solver selects by its metrics
                 chosen += [m for m in tuning.metrics if m in METRICS]
-    picked = [m for m in dict.fromkeys(chosen) if has_values(results, m)]
-    if picked:
-        return tuple(picked)
-    for fallback in (("mze", "mae"), ("auc",)):
-        found = [m for m in fallback if has_values(results, m)]
-        if found:
-            return tuple(found)
-    return ("auc",)
+    return tuple(dict.fromkeys(chosen))
 
 
 def task_groups(results: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:

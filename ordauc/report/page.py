@@ -89,7 +89,9 @@ def provenance(results: pd.DataFrame, study: object | None = None) -> str:
         found = [str(v) for v in pd.unique(results[column].dropna()) if str(v)]
         return ", ".join(found) or "not recorded"
 
-    started = pd.to_datetime(results.get("started_at"), errors="coerce", utc=True)
+    # a table without the column (written by hand, or before it existed) has no run times
+    started = (pd.to_datetime(results["started_at"], errors="coerce", utc=True)
+               if "started_at" in results.columns else None)
     when = (f"{started.min():%Y-%m-%d %H:%M} to {started.max():%Y-%m-%d %H:%M} UTC"
             if started is not None and started.notna().any() else "not recorded")
     config = (f"config {html.esc(study.config)} (sha256 {html.esc(study.sha256[:12])}); "

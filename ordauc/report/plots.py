@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,19 +26,17 @@ from ordauc.report.figdata import AucPanel, TimeCurves, auc_panel, datasets, tim
 from ordauc.report.files import new_figure, prepare_folder, save_figure, staged
 from ordauc.report.load import (
     OK,
-    Names,
-    base_solver_of,
     display_name,
     has_values,
-    is_wrapper,
+    infer_task,
     load_results,
-    solver_meta,
-    solver_names,
-    solver_order,
     study_metrics,
     task_groups,
+    tuned_metrics,
 )
+from ordauc.report.palette import Palette, study_palette
 from ordauc.report.regions import regions_data, write_regions
+from ordauc.report.size_boxes import wanted as size_boxes_wanted
 from ordauc.report.size_boxes import write_size_boxes
 from ordauc.report.sweeps import study_sweeps, sweep_data, write_sweeps
 from ordauc.report.tables import metric_of
@@ -51,36 +48,12 @@ if TYPE_CHECKING:
 
 FIGURES_DIR = "figures"
 
-# A method and its multi-class wrapper share a colour (the wrapper is drawn dashed and hatched,
-# so both stay apart on the same ordinal data); the papers' own methods are red.
-PROPOSED_COLOUR = "#d62728"
-_OTHER_COLOURS = ("#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
-                  "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173",
-                  "#3182bd")
-
 _RC = {
     "font.size": 10, "axes.titlesize": 10.5, "axes.labelsize": 10, "xtick.labelsize": 9,
     "ytick.labelsize": 9, "legend.fontsize": 8.5, "axes.grid": True, "grid.alpha": 0.35,
     "grid.linestyle": ":", "axes.spines.top": False, "axes.spines.right": False,
     "pdf.fonttype": 42,
 }
-
-
-def solver_colours(solvers: Iterable[str], names: Names | None = None) -> dict[str, str]:
-    """One colour per base solver (a wrapper shares its binary solver's,
-    :func:`~ordauc.report.load.base_solver_of`), the same in every figure drawn from one
-    results table; the papers' own methods in red."""
-    colours: dict[str, str] = {}
-    by_base: dict[str, str] = {}
-    for solver in solver_order(list(solvers), names):
-        base = base_solver_of(solver, names)
-        if base not in by_base:
-            meta = solver_meta(base)
-            by_base[base] = (PROPOSED_COLOUR if meta is not None and meta.proposed else
-                             _OTHER_COLOURS[sum(c != PROPOSED_COLOUR for c in by_base.values())
-                                            % len(_OTHER_COLOURS)])
-        colours[solver] = by_base[base]
-    return colours
 
 
 def _size(n: int) -> str:
@@ -94,8 +67,9 @@ def _on(eval_set: str | None) -> str:
     return f" on {eval_set} data" if eval_set else ""
 
 
-def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: str) -> None:
-    """Boxplot of AUC over seeds per solver, seeds as dots; failures named under the solver."""
+def draw_auc_panel(ax: Axes, panel: AucPanel, palette: Palette, title: str) -> None:
+    """Boxplot of AUC (or the panel's metric) over seeds per solver, seeds as dots in the
+    solver's marker; an empty slot says why (failures, or a solver that predicts labels only)."""
     from matplotlib.colors import to_rgba
     from matplotlib.transforms import blended_transform_factory
 
@@ -106,20 +80,21 @@ def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: st
                            widths=0.55, patch_artist=True, showfliers=False,
                            medianprops={"color": "black", "linewidth": 1.6})
         for i, (_, solver) in enumerate(filled):
-            colour = colours[solver]
-            parts["boxes"][i].set(facecolor=to_rgba(colour, 0.35), edgecolor=colour, linewidth=1.3,
-                                  hatch="///" if is_wrapper(solver, panel.names) else None)
+            style = palette.style(solver)
+            parts["boxes"][i].set(facecolor=to_rgba(style.colour, 0.35), edgecolor=style.colour,
+                                  linewidth=1.3, hatch=style.hatch, linestyle=style.dash)
             for line in parts["whiskers"][2 * i:2 * i + 2] + parts["caps"][2 * i:2 * i + 2]:
-                line.set(color=colour, linewidth=1.3)
+                line.set(color=style.colour, linewidth=1.3)
     for position, solver in zip(positions, panel.solvers, strict=True):
         v = panel.values[solver]
+        style = palette.style(solver)
         if v.size:
             jitter = np.linspace(-0.13, 0.13, v.size) if v.size > 1 else np.zeros(1)
-            ax.scatter(position + jitter, v, s=9, color=colours[solver], alpha=0.8,
-                       linewidths=0, zorder=3)
+            ax.scatter(position + jitter, v, s=12, color=style.colour, marker=style.marker,
+                       alpha=0.8, linewidths=0, zorder=3)
         else:
             axes_y = blended_transform_factory(ax.transData, ax.transAxes)
-            ax.text(position, 0.5, "no finished run", transform=axes_y, rotation=90,
+            ax.text(position, 0.5, panel.empty_note(solver), transform=axes_y, rotation=90,
                     ha="center", va="center", color="0.45", fontsize=8)
     labels = [display_name(s, panel.names) + (f"\n({panel.notes[s]})" if s in panel.notes else "")
               for s in panel.solvers]
@@ -131,7 +106,7 @@ def draw_auc_panel(ax: Axes, panel: AucPanel, colours: dict[str, str], title: st
     ax.set_title(title)
 
 
-def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> None:
+def draw_time_curves(ax: Axes, curves: TimeCurves, palette: Palette) -> None:
     """Mean training time (or the curves' value) with a min-max band against the size the
     study varies; an x where a solver's line stops."""
     from matplotlib.lines import Line2D
@@ -144,15 +119,12 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
         mine = table[table["solver"] == solver].sort_values(curves.axis)
         if mine.empty:
             continue
-        colour, drawn = colours[solver], mine["drawn"].to_numpy(dtype=bool)
+        style, drawn = palette.style(solver), mine["drawn"].to_numpy(dtype=bool)
         x = mine[curves.axis].to_numpy(dtype=np.float64)
-        wrapper = is_wrapper(solver, curves.names)
-        (line,) = ax.plot(x, np.where(drawn, mine["mean"], np.nan),
-                          marker="s" if wrapper else "o", markersize=4,
-                          linestyle="--" if wrapper else "-", linewidth=1.8, color=colour,
-                          label=display_name(solver, curves.names))
+        (line,) = ax.plot(x, np.where(drawn, mine["mean"], np.nan), markersize=4,
+                          linewidth=1.8, label=display_name(solver, curves.names), **style.line())
         ax.fill_between(x, np.where(drawn, mine["min"], np.nan),
-                        np.where(drawn, mine["max"], np.nan), color=colour, alpha=0.18,
+                        np.where(drawn, mine["max"], np.nan), color=style.colour, alpha=0.18,
                         linewidth=0)
         handles.append(line)
     # Sizes that did not finish are marked in a strip ABOVE the axes, outside the time scale,
@@ -163,13 +135,14 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
         level = stacked[mark.size] = stacked.get(mark.size, -1) + 1
         ax.plot([mark.size], [1.05 + 0.06 * level], transform=top, marker="x",
                 markersize=8, markeredgewidth=2.2, linestyle="none",
-                color=colours[mark.solver], clip_on=False)
+                color=palette.colour(mark.solver), clip_on=False)
     if stacked:
         ax.text(0.0, 1.05, "not finished ", transform=ax.transAxes, ha="right", va="center",
                 fontsize=8, color="0.35", clip_on=False)
     for mark in curves.first_failures().values():
         handles.append(Line2D([], [], marker="x", markersize=7, markeredgewidth=2,
-                              linestyle="none", color=colours[mark.solver], label=mark.note()))
+                              linestyle="none", color=palette.colour(mark.solver),
+                              label=mark.note()))
 
     sizes = np.sort(table[curves.axis].unique()) if len(table) else np.array([])
     if sizes.size and sizes[0] > 0 and sizes[-1] / sizes[0] >= 10:
@@ -194,15 +167,30 @@ def draw_time_curves(ax: Axes, curves: TimeCurves, colours: dict[str, str]) -> N
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
-def _metric_curves(curves: list[TimeCurves], colours: dict[str, str]) -> Figure:
+def _metric_curves(curves: list[TimeCurves], palette: Palette) -> Figure:
     """One panel per metric against the training-set size, side by side."""
     fig = new_figure(5.4 * len(curves) + 2.2, 4.0)
     axes = fig.subplots(1, len(curves), squeeze=False).ravel()
     for i, (ax, curve) in enumerate(zip(axes, curves, strict=True)):
-        draw_time_curves(ax, curve, colours)
+        draw_time_curves(ax, curve, palette)
         if i < len(curves) - 1:
             ax.get_legend().remove()
     return fig
+
+
+def _own_metric(results: pd.DataFrame, dataset: str, metric: str, tuned: tuple[str, ...]
+                ) -> bool:
+    """Whether ``dataset`` gets a boxplot of ``metric``: some run has it, and the study
+    selects by it, or it is the study's default ordinal metric on an ordinal dataset (MZE and
+    MAE of an untuned binary study are only its error rate twice)."""
+    rows = results[results["dataset"] == dataset]
+    return has_values(rows, metric) and (metric in tuned or infer_task(rows) == "ordinal")
+
+
+def varies(curves: TimeCurves) -> bool:
+    """Whether the curves' size takes more than one value: a study run at one size (a
+    supervised study: n_unlabeled = 0 throughout) has no curve against it."""
+    return len(curves.table) > 0 and curves.table[curves.axis].nunique() > 1
 
 
 def _auc_title(panel: AucPanel, *, with_dataset: bool = True) -> str:
@@ -211,14 +199,14 @@ def _auc_title(panel: AucPanel, *, with_dataset: bool = True) -> str:
             f"n_labeled = {panel.n_labeled}, n_unlabeled = {panel.n_unlabeled}")
 
 
-def _auc_all(panels: list[AucPanel], colours: dict[str, str]) -> Figure:
+def _auc_all(panels: list[AucPanel], palette: Palette) -> Figure:
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
     widest = max(len(p.solvers) for p in panels)
     fig = new_figure(max(3.0, 0.75 * widest + 1.2) * ncols, 3.7 * nrows)
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for ax, panel in zip(axes[:len(panels)], panels, strict=True):
-        draw_auc_panel(ax, panel, colours,
+        draw_auc_panel(ax, panel, palette,
                        f"{panel.dataset}\nn_l = {panel.n_labeled}, n_u = {panel.n_unlabeled}")
     for ax in axes[len(panels):]:
         ax.set_visible(False)
@@ -242,8 +230,8 @@ def _stems(names: list[str]) -> dict[str, str]:
     return stems
 
 
-def _cd_diagrams(results: pd.DataFrame, out_dir: Path, metrics: tuple[str, ...]
-                 ) -> list[Path]:
+def _cd_diagrams(results: pd.DataFrame, out_dir: Path, metrics: tuple[str, ...],
+                 palette: Palette) -> list[Path]:
     """Critical-difference diagrams of a comparison study (three or more solvers finished on two
     or more datasets of one task): the NPSVOR paper's statistics, drawn by ``report.cd``, which
     skips the metrics no finished run has (labels are not predicted by every study). A study
@@ -255,7 +243,7 @@ def _cd_diagrams(results: pd.DataFrame, out_dir: Path, metrics: tuple[str, ...]
         ok = rows[rows["status"] == OK]
         if ok["dataset"].nunique() < 2 or ok["solver"].nunique() < 3:
             continue
-        written += draw_cd_diagrams(rows, out_dir, metrics, suffix=task)
+        written += draw_cd_diagrams(rows, out_dir, metrics, suffix=task, palette=palette)
     return written
 
 
@@ -273,8 +261,10 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     """Draw every figure of a results folder; return the written files.
 
     Per dataset ``auc_<dataset>`` (boxplot at ``n_labeled``/``n_unlabeled``, by default the most
-    common n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``) and
-    ``time_<dataset>``; ``auc_all`` puts the boxplots side by side; with curves.csv,
+    common n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``;
+    where some solver has an AUC), ``<metric>_<dataset>`` for the study's own other metrics
+    (:func:`_own_metric`) and ``time_<dataset>`` (only where the study varies a size,
+    :func:`varies`); ``auc_all`` puts the AUC boxplots side by side; with curves.csv,
     ``convergence_<dataset>`` (:mod:`ordauc.report.convergence`); with tuning_scores.csv,
     ``tuning_<dataset>``, the score against a one-parameter grid
     (:mod:`ordauc.report.tuning_curves`, the AUC-DCD paper's Figure 1); per swept config
@@ -284,7 +274,9 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     (:mod:`ordauc.report.regions`, the NPSVOR paper's Fig. 2); for a study of training-set
     size with repeated draws, ``boxes_<metric>_<dataset>`` (:mod:`ordauc.report.size_boxes`,
     Fig. 8); critical-difference
-    diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Everything is
+    diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Every figure
+    draws a solver label in its style of the study's palette (:mod:`ordauc.report.palette`).
+    Everything is
     checked before the output folder is touched, and the figures are moved into it only once
     all of them are written (:func:`ordauc.report.files.staged`): a failure leaves the folder's
     previous figures, never part of a new set beside them.
@@ -301,13 +293,20 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     sweeps = sweep_data(results, Path(directory), metrics)
     plain = results[~results["solver"].isin([s for _, labels in swept.values() for s in labels])]
     shown = datasets(plain) if len(plain) else []
-    panels = [auc_panel(plain, d, n_labeled, n_unlabeled, complete) for d in shown]
-    curves = [time_curves(plain, d, n_labeled) for d in shown]
+    tuned = tuned_metrics(Path(directory))
+    # AUC boxplots where some solver has an AUC (a study of label-only solvers has none);
+    # boxplots of the study's other metrics; time against a size only where the study varies it
+    panels = [auc_panel(plain, d, n_labeled, n_unlabeled, complete) for d in shown
+              if has_values(plain[plain["dataset"] == d], "auc")]
+    boxes = [auc_panel(plain, d, n_labeled, n_unlabeled, complete, metric=m)
+             for m in metrics if m != "auc" and m in METRICS for d in shown
+             if _own_metric(plain, d, m, tuned) and not size_boxes_wanted(plain, d)]
+    curves = [c for c in (time_curves(plain, d, n_labeled) for d in shown) if varies(c)]
     # a study of training-set size (NPSVOR Fig. 7) also gets its metrics against that size
     by_size = {c.dataset: [time_curves(plain, c.dataset, n_labeled, m) for m in metrics
                            if has_values(plain[plain["dataset"] == c.dataset], m)]
                for c in curves if c.axis == "n_labeled"}
-    colours = solver_colours(results["solver"], solver_names(results))
+    palette = study_palette(results)  # every label of the study, sweeps included
     quick = "profile" in results and bool((results["profile"] == "quick").any())
     convs = convergence_data(directory, results)
     scores = read_scores(directory)
@@ -320,29 +319,31 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
     try:
         # all figures or none: a failure midway (a full disk) leaves the folder as it was
         with staged(out_dir, "figures") as stage, matplotlib.rc_context(_RC):
-            for panel, curve in zip(panels, curves, strict=True):
+            for panel in panels + boxes:
                 fig = new_figure(max(4.2, 0.9 * len(panel.solvers) + 1.6), 3.9)
-                draw_auc_panel(fig.add_subplot(), panel, colours, _auc_title(panel))
+                draw_auc_panel(fig.add_subplot(), panel, palette, _auc_title(panel))
                 written += save_figure(_noted(fig, quick), stage,
-                                       f"auc_{stems[panel.dataset]}")
+                                       f"{panel.metric}_{stems[panel.dataset]}")
+            for curve in curves:
                 fig = new_figure(7.6, 4.0)
-                draw_time_curves(fig.add_subplot(), curve, colours)
+                draw_time_curves(fig.add_subplot(), curve, palette)
                 written += save_figure(_noted(fig, quick), stage,
                                        f"time_{stems[curve.dataset]}")
                 if by_size.get(curve.dataset):
-                    fig = _metric_curves(by_size[curve.dataset], colours)
+                    fig = _metric_curves(by_size[curve.dataset], palette)
                     written += save_figure(_noted(fig, quick), stage,
                                            f"metrics_{stems[curve.dataset]}")
             if panels:
-                written += save_figure(_noted(_auc_all(panels, colours), quick), stage,
+                written += save_figure(_noted(_auc_all(panels, palette), quick), stage,
                                        "auc_all")
-                written += _cd_diagrams(plain, stage, metrics)
-            written += write_sweeps(sweeps, stage, stems)
+            if shown:
+                written += _cd_diagrams(plain, stage, metrics, palette)
+            written += write_sweeps(sweeps, stage, stems, palette)
             written += write_regions(regions, stage, stems)
-            written += write_size_boxes(plain, shown, metrics, stage, stems, colours)
-            written += write_convergence(convs, stage, stems)
-            written += write_tuning_curves(tuned, stage, stems)
-            written += write_cv_time(plain, stage, colours)
+            written += write_size_boxes(plain, shown, metrics, stage, stems, palette)
+            written += write_convergence(convs, stage, stems, palette)
+            written += write_tuning_curves(tuned, stage, stems, palette)
+            written += write_cv_time(plain, stage, palette)
     except OSError as exc:
         raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable --out folder") from None

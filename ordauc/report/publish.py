@@ -73,8 +73,9 @@ def study_claims(studies: Iterable[Study]) -> pd.DataFrame:
 
 
 def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | None,
-                 alpha: float) -> tuple[str, list[Path], Study]:
-    """Write a study's report; (the terminal summary, the paths written, the study read)."""
+                 alpha: float) -> tuple[str, list[Path], Study, str]:
+    """Write a study's report; (the summary, the paths written, the study read, a one-line
+    headline: where the page is, how many files were written, the claims' verdicts)."""
     from ordauc.claims import Study
     from ordauc.experiment.study import read_study_record
     from ordauc.report.load import load_results, study_metrics
@@ -94,10 +95,13 @@ def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | N
     results_, steps = split_kinds(claims)
     verdicts = results_["verdict"].value_counts()
     states = steps["verdict"].value_counts()
-    line = (f"\nClaims: {', '.join(f'{n} {v}' for v, n in verdicts.items())}"
-            + (f"; protocol: {', '.join(f'{n} {v}' for v, n in states.items())}"
-               if len(states) else "") + " (report/claims.md)" if len(claims) else "")
-    return written.summary + line, paths, study
+    tally = (f"claims: {', '.join(f'{n} {v}' for v, n in verdicts.items())}"
+             + (f"; protocol: {', '.join(f'{n} {v}' for v, n in states.items())}"
+                if len(states) else "") if len(claims) else "")
+    line = f"\nClaims: {tally[len('claims: '):]} (report/claims.md)" if tally else ""
+    headline = (f"Report of {directory}: {paths[-1]} ({len(paths)} files"
+                + (f"; {tally}" if tally else "") + ")")
+    return written.summary + line, paths, study, headline
 
 
 def study_folders(folder: Path) -> list[Path]:
@@ -105,8 +109,10 @@ def study_folders(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if (p / "results.csv").is_file())
 
 
-def report_folder(folder: Path, alpha: float) -> tuple[str, list[Path]]:
-    """Report every study in ``folder`` and write the index page over them."""
+def report_folder(folder: Path, alpha: float) -> tuple[str, list[Path], str]:
+    """Report every study in ``folder`` and write the index page over them; (the summary: a
+    line per study, the paths written, a headline: the index page and the studies that could
+    not be reported, one line each)."""
     from ordauc.report.page import PAGE, write_index_page
 
     studies = study_folders(folder)
@@ -117,12 +123,14 @@ def report_folder(folder: Path, alpha: float) -> tuple[str, list[Path]]:
                         "output folder of `ordauc run`, or a folder of them")
     paths: list[Path] = []
     lines = []
+    failed = []
     reported: list[Study] = []
     for directory in studies:
         try:
-            _, written, study = report_study(directory, None, None, alpha)
+            _, written, study, _ = report_study(directory, None, None, alpha)
         except UserError as exc:  # one unreadable study does not hide the others
             lines.append(f"{directory.name}: not reported ({exc})")
+            failed.append(lines[-1])
             continue
         paths += written
         reported.append(study)
@@ -134,4 +142,5 @@ def report_folder(folder: Path, alpha: float) -> tuple[str, list[Path]]:
     paths += write_texts(folder, claims_texts(claims)) if len(claims) else []
     tables = [(s.directory.name, s.directory, s.results) for s in reported]
     paths.append(write_index_page(folder, tables, claims, others))
-    return "\n".join([f"Index of {len(reported)} studies: {folder / PAGE}", *lines]), paths
+    head = f"Index of {len(reported)} studies: {folder / PAGE} ({len(paths)} files)"
+    return "\n".join([head, *lines]), paths, "\n".join([head, *failed])

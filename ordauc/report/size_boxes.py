@@ -25,6 +25,7 @@ from ordauc.report.load import (
     solver_names,
     solver_order,
 )
+from ordauc.report.palette import Palette
 
 MIN_REPETITIONS = 3  # fewer values per box draw no box worth the name
 
@@ -54,9 +55,11 @@ def wanted(results: pd.DataFrame, dataset: str) -> bool:
             and int(repeats.min()) >= MIN_REPETITIONS)
 
 
-def size_boxes_figure(results: pd.DataFrame, dataset: str, metric: str, colours: dict[str, str]
+def size_boxes_figure(results: pd.DataFrame, dataset: str, metric: str, palette: Palette
                       ) -> object:
-    """The grouped boxplots of ``metric`` for ``dataset``."""
+    """The grouped boxplots of ``metric`` for ``dataset``, each solver in its palette style."""
+    from matplotlib.patches import Patch
+
     boxes = size_boxes(results, dataset, metric)
     names = solver_names(results[results["dataset"] == dataset])
     solvers = solver_order(boxes["solver"], names)
@@ -65,6 +68,7 @@ def size_boxes_figure(results: pd.DataFrame, dataset: str, metric: str, colours:
     fig = new_figure(max(6.0, 0.16 * len(solvers) * len(sizes) + 3.0), 4.2)
     ax = fig.add_subplot()
     missing = []
+    handles = []
     for j, solver in enumerate(solvers):
         mine = boxes[boxes["solver"] == solver].set_index("n_labeled")
         at = [i for i, s in enumerate(sizes) if s in mine.index and mine.loc[s, "complete"]]
@@ -77,17 +81,18 @@ def size_boxes_figure(results: pd.DataFrame, dataset: str, metric: str, colours:
                            widths=0.9 * width, patch_artist=True, manage_ticks=False,
                            medianprops={"color": "k", "linewidth": 1.0},
                            flierprops={"markersize": 2.5})
+        style = palette.style(solver)
         for patch in parts["boxes"]:
-            patch.set_facecolor(colours.get(solver, "0.7"))
-            patch.set_alpha(0.75)
-        ax.plot([], [], linewidth=6, color=colours.get(solver, "0.7"),
-                label=display_name(solver, names))
+            patch.set(facecolor=style.colour, edgecolor="k", alpha=0.75, hatch=style.hatch)
+        handles.append(Patch(facecolor=style.colour, edgecolor="k", alpha=0.75,
+                             hatch=style.hatch, label=display_name(solver, names)))
     ax.set_xticks(np.arange(len(sizes)), [str(s) for s in sizes])
     ax.set_xlabel("number of training samples")
     ax.set_ylabel(METRICS[metric].display)
     n = int(results[results["dataset"] == dataset]["repetition"].nunique())
     ax.set_title(f"{dataset}: {METRICS[metric].display} over {n} draws per size")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
+              fontsize=8)
     if missing:
         ax.text(0.0, -0.16, "not finished: " + ", ".join(missing), transform=ax.transAxes,
                 fontsize=7.5, color="0.35", va="top", wrap=True)
@@ -95,7 +100,7 @@ def size_boxes_figure(results: pd.DataFrame, dataset: str, metric: str, colours:
 
 
 def write_size_boxes(results: pd.DataFrame, datasets: list[str], metrics: tuple[str, ...],
-                     out_dir: Path, stems: dict[str, str], colours: dict[str, str]
+                     out_dir: Path, stems: dict[str, str], palette: Palette
                      ) -> list[Path]:
     """``boxes_<metric>_<stem>`` per dataset that varies n_labeled with repeated draws."""
     written: list[Path] = []
@@ -105,6 +110,6 @@ def write_size_boxes(results: pd.DataFrame, datasets: list[str], metrics: tuple[
         rows = results[results["dataset"] == dataset]
         for metric in metrics:
             if metric in METRICS and has_values(rows, metric):
-                written += save_figure(size_boxes_figure(results, dataset, metric, colours),
+                written += save_figure(size_boxes_figure(results, dataset, metric, palette),
                                        out_dir, f"boxes_{metric}_{stems[dataset]}")
     return written

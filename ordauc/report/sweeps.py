@@ -20,6 +20,7 @@ import pandas as pd
 from ordauc.metrics import METRICS
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import OK, by_selection, study_config
+from ordauc.report.palette import Palette
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -35,6 +36,7 @@ class Sweep:
     entry: str
     params: tuple[str, ...]
     table: pd.DataFrame
+    labels: tuple[str, ...] = ()  # the solver labels run for the entry
 
 
 def study_sweeps(directory: Path) -> dict[str, tuple[tuple[str, ...], list[str]]]:
@@ -75,18 +77,18 @@ def sweep_data(results: pd.DataFrame, directory: Path, metrics: tuple[str, ...]
                              .assign(metric=metric))
             if parts:
                 out.append(Sweep(str(dataset), entry, params,
-                                 pd.concat(parts, ignore_index=True)))
+                                 pd.concat(parts, ignore_index=True), tuple(labels)))
     return out
 
 
-def _line(ax: Axes, sweep: Sweep, metric: str) -> None:
+def _line(ax: Axes, sweep: Sweep, metric: str, colour: str) -> None:
     column = f"p_{sweep.params[0]}"
     rows = sweep.table[sweep.table["metric"] == metric].sort_values(column)
     x = rows[column].to_numpy(dtype=np.float64)
     mean = rows["mean"].to_numpy(dtype=np.float64)
     std = np.nan_to_num(rows["std"].to_numpy(dtype=np.float64))
-    ax.plot(x, mean, marker="o", markersize=4, linewidth=1.6, color="#d62728")
-    ax.fill_between(x, mean - std, mean + std, color="#d62728", alpha=0.12, linewidth=0)
+    ax.plot(x, mean, marker="o", markersize=4, linewidth=1.6, color=colour)
+    ax.fill_between(x, mean - std, mean + std, color=colour, alpha=0.12, linewidth=0)
     if (x > 0).all() and x.max() >= 100 * x.min():
         ax.set_xscale("log")
     ax.set_xlabel(sweep.params[0])
@@ -108,14 +110,14 @@ def _heat(fig: Figure, ax: Axes, sweep: Sweep, metric: str) -> None:
     fig.colorbar(image, ax=ax, label=METRICS[metric].display)
 
 
-def sweep_figure(sweep: Sweep) -> Figure:
-    """A panel per metric: a line (one swept parameter) or a heat map (two)."""
+def sweep_figure(sweep: Sweep, colour: str = "#d62728") -> Figure:
+    """A panel per metric: a line in ``colour`` (one swept parameter) or a heat map (two)."""
     metrics = list(pd.unique(sweep.table["metric"]))
     fig = new_figure(4.6 * len(metrics) + 0.4, 3.9)
     axes = fig.subplots(1, len(metrics), squeeze=False).ravel()
     for ax, metric in zip(axes, metrics, strict=True):
         if len(sweep.params) == 1:
-            _line(ax, sweep, metric)
+            _line(ax, sweep, metric, colour)
         else:
             _heat(fig, ax, sweep, metric)
         ax.set_title(METRICS[metric].display)
@@ -125,12 +127,17 @@ def sweep_figure(sweep: Sweep) -> Figure:
     return fig
 
 
-def write_sweeps(sweeps: list[Sweep], out_dir: Path, stems: dict[str, str]) -> list[Path]:
-    """Draw and save ``sweep_<entry>_<dataset stem>`` per sweep; the paths written."""
+def write_sweeps(sweeps: list[Sweep], out_dir: Path, stems: dict[str, str],
+                 palette: Palette | None = None) -> list[Path]:
+    """Draw and save ``sweep_<entry>_<dataset stem>`` per sweep, a line in the colour of the
+    entry's solver (every label of a sweep has its base solver's colour); the paths written."""
     written: list[Path] = []
     for sweep in sweeps:
         if len(sweep.params) > 2:  # no figure in more than two dimensions
             continue
         stem = f"sweep_{sweep.entry}_{stems.get(sweep.dataset, sweep.dataset)}"
-        written += save_figure(sweep_figure(sweep), out_dir, stem)
+        # the base solver's colour (a large sweep's later labels are lighter shades of it)
+        style = palette.style(sweep.labels[0]) if palette and sweep.labels else None
+        colour = (style.family or style.colour) if style is not None else "#d62728"
+        written += save_figure(sweep_figure(sweep, colour), out_dir, stem)
     return written

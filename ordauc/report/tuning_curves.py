@@ -23,6 +23,7 @@ from ordauc.experiment.results import TUNING_NAME, read_table
 from ordauc.metrics import METRICS
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import Names, display_name, solver_names
+from ordauc.report.palette import Palette
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -94,17 +95,17 @@ def tuning_curves(scores: pd.DataFrame, results: pd.DataFrame) -> list[TuningCur
     return out
 
 
-def _panel(ax: Axes, curves: TuningCurves, tuning: str) -> None:
+def _panel(ax: Axes, curves: TuningCurves, tuning: str, palette: Palette) -> None:
     lines = curves.lines[curves.lines["tuning"] == tuning]
     for solver, line in lines.groupby("solver", sort=False):
         line = line.sort_values("value")
         x = line["value"].to_numpy(dtype=np.float64)
         mean = line["mean"].to_numpy(dtype=np.float64)
         std = np.nan_to_num(line["std"].to_numpy(dtype=np.float64))
-        drawn = ax.plot(x, mean, marker="o", markersize=4, linewidth=1.5,
-                        label=display_name(str(solver), curves.names))
-        ax.fill_between(x, mean - std, mean + std, alpha=0.1, color=drawn[0].get_color(),
-                        linewidth=0)
+        style = palette.style(str(solver))
+        ax.plot(x, mean, markersize=4, linewidth=1.5,
+                label=display_name(str(solver), curves.names), **style.line())
+        ax.fill_between(x, mean - std, mean + std, alpha=0.1, color=style.colour, linewidth=0)
     values = lines["value"].to_numpy(dtype=np.float64)
     if values.size and (values > 0).all() and values.max() >= 100 * values.min():
         ax.set_xscale("log")
@@ -114,20 +115,21 @@ def _panel(ax: Axes, curves: TuningCurves, tuning: str) -> None:
     ax.legend(frameon=False, fontsize=8)
 
 
-def tuning_figure(curves: TuningCurves) -> Figure:
-    """One panel per tuning protocol, a line per solver: mean score ± one std."""
+def tuning_figure(curves: TuningCurves, palette: Palette) -> Figure:
+    """One panel per tuning protocol, a line per solver in its palette style: mean score ± one
+    std."""
     tunings = curves.tunings
     fig = new_figure(5.0 * len(tunings) + 0.6, 4.0)
     axes = fig.subplots(1, len(tunings), squeeze=False).ravel()
     for ax, tuning in zip(axes, tunings, strict=True):
-        _panel(ax, curves, tuning)
+        _panel(ax, curves, tuning, palette)
     n = int(curves.lines["n"].max())
     fig.suptitle(f"{curves.dataset}: score against {curves.param} (mean ± std over {n} runs)")
     return fig
 
 
-def write_tuning_curves(all_curves: list[TuningCurves], out_dir: Path, stems: dict[str, str]
-                        ) -> list[Path]:
+def write_tuning_curves(all_curves: list[TuningCurves], out_dir: Path, stems: dict[str, str],
+                        palette: Palette) -> list[Path]:
     """Draw and save ``tuning_<stem>`` (``tuning_<stem>_<param>`` when a dataset has several
     tuned parameters) into ``out_dir``; the paths written."""
     written: list[Path] = []
@@ -136,5 +138,5 @@ def write_tuning_curves(all_curves: list[TuningCurves], out_dir: Path, stems: di
         stem = f"tuning_{stems.get(curves.dataset, curves.dataset)}"
         if per_dataset[curves.dataset] > 1:
             stem += f"_{curves.param}"
-        written += save_figure(tuning_figure(curves), out_dir, stem)
+        written += save_figure(tuning_figure(curves, palette), out_dir, stem)
     return written
