@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import report_sharing
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "benchmarks" / "RESULTS.md"
@@ -557,6 +559,14 @@ SECTIONS = (
             npsvor_scale_rerun),
     Section("prepare", "Dataset preparation", prepare_body, prepare_headline, prepare_rerun),
     Section("backends", "Backends", backends_body, backends_headline, backends_rerun),
+    *(Section(name, title, *(getattr(report_sharing, f"{name}_{part}")
+                             for part in ("body", "headline", "rerun")))
+      for name, title in (
+          ("reproduction", "The reproduction"),
+          ("samult_folds", "SAMULT's folds share their eigendecomposition"),
+          ("qsg_cv", "QSG candidates scored inside their pass"),
+          ("npsvor_sweep", "NPSVOR's tolerance sweep as one task"),
+          ("estimate_stability", "The estimate under load"))),
 )
 BY_NAME = {s.name: s for s in SECTIONS}
 SEPARATE = [
