@@ -23,10 +23,11 @@ which. ``--train-size`` and ``--every`` (keep every K-th tolerance of the 11) ma
 run; the default is the study's split at its real size, some 20 to 25 CPU minutes on this
 machine, nearly all of it the per-spec tasks (121 factorisations of a 5,000 x 5,000 kernel,
 some 52,600 ADMM iterations over the points, 121 scorings of 15,640 test rows), against about
-a minute for the sweep task (one factorisation, 1,000 iterations, one scoring per distinct
-stop). Times are process CPU seconds (wall seconds recorded too); ``*_scoring_cpu_s`` is the
-part spent scoring models (``evaluate``), the same work per model on both sides except where
-models of the sweep stopped at the same iterate.
+a minute for the sweep task (one factorisation, 1,000 iterations, one kernel against the test
+rows for all its models, then one product per distinct stop). Times are process CPU seconds
+(wall seconds recorded too); ``*_scoring_cpu_s`` is the part spent scoring models
+(``evaluate``): per model on the per-spec side (a kernel and a product each), shared on the
+sweep side (the first model scored computes every model's rank functions).
 """
 
 from __future__ import annotations

@@ -170,10 +170,56 @@ def test_models_stopped_at_one_iterate_score_rows_once_and_as_their_lone_fits(
     for model, lone in zip(models, lones, strict=True):
         _bitwise(model.rank_functions(X_new), lone.rank_functions(X_new), "rank_functions")
         _bitwise(model.predict(X_new), lone.predict(X_new), "predict")
-    assert len(kernels) == 1 + 5 * 2 + 1  # the four twins score X_new once
+    # the pass scores X_new once for its two functions (the four twins and the fifth point),
+    # then the five lone fits score it twice each (rank_functions and predict)
+    assert len(kernels) == 1 + 5 * 2
     X_new[3] += 1.0  # the same array, other rows: scored anew, still as the lone fits
     for model, lone in zip(models, lones, strict=True):
         _bitwise(model.rank_functions(X_new), lone.rank_functions(X_new), "changed rows")
     for model, lone in zip(models, lones, strict=True):
         _assert_lone(model, lone, X_new)
         assert model.fit_seconds_ > 0
+
+
+def test_a_pass_scores_rows_for_all_its_models_with_one_kernel_per_chunk(monkeypatch) -> None:
+    """The first model of a pass asked for its rank functions on some rows computes them for
+    every function of the pass (the distinct stops of the shared trajectory): one kernel per
+    chunk of rows against all the pass's training rows, then each function's own product on
+    its support's columns; each model then gets its own values from the memo. They equal its
+    lone fit's to 1e-12 relative (the house tolerance of float64 kernel solvers: the kernel's
+    cross product X Y' is one BLAS call over all the training rows instead of one over the
+    model's support, which BLAS may round differently in the last bit)."""
+    X, y = _data(seed=9)
+    n_train = int(np.sum(y != -1))
+    X_new = np.random.default_rng(3).normal(size=(50, 3))
+    base = NPSVOR(C=5.0, kappa=0.5, max_iter=120)
+    points = [dict(tol_abs=a, tol_rel=r) for a in (1e-6, 1e-3, 1e-1) for r in (1e-6, 1e-2, 1.0)]
+    points.append(dict(C=2.0))  # alone with its (C, eps): its own ADMM, scored on its own
+    kernels: list[tuple[int, int]] = []
+    real = npsvor_module.gaussian_kernel
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        lones = [clone(base).set_params(**p).fit(X, y) for p in points]
+        run = base.iter_fit_grid(X, y, points)
+        _, first = next(run)
+        monkeypatch.setattr(npsvor_module, "gaussian_kernel",
+                            lambda A, B, k: kernels.append((len(A), len(B))) or real(A, B, k))
+        monkeypatch.setattr(npsvor_module, "_CHUNK_ROWS", 16)
+        models, scored = {0: first}, {0: first.rank_functions(X_new)}
+        # every swept point scored at once: one kernel per chunk of 16 rows (50 rows: 4
+        # chunks), its columns all the training rows
+        assert kernels == [(16, n_train)] * 3 + [(2, n_train)]
+        for i, model in run:
+            models[i] = model
+            scored[i] = model.rank_functions(X_new)
+        monkeypatch.undo()
+    # the other swept points took theirs from the memo; the lone C=2 point scored its own rows
+    # on its support (4 chunks)
+    assert kernels[4:] == [(16, models[9].support_.size)] * 3 + [(2, models[9].support_.size)]
+    assert len({lone.n_iter_ for lone in lones[:-1]}) >= 4  # several functions shared it
+    for i, lone in enumerate(lones):
+        want = lone.rank_functions(X_new)
+        np.testing.assert_allclose(scored[i], want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+        _bitwise(models[i].predict(X_new), lone.predict(X_new), "predict")
+        for name in FITTED:
+            _bitwise(getattr(models[i], name), getattr(lone, name), name)
