@@ -185,9 +185,12 @@ def test_a_cell_costs_its_fits_and_finished_rows_rescale_it(monkeypatch) -> None
     # catalogue does not know is given; a kernel expansion over the training rows) and
     # computing the metrics
     scoring = 1e-7 * n * 250 * 10 + 0.02
-    # SAMULT fits its lambda path in one shared pass per fold: a shared part and 2 models
-    expected = (5 * (2e-6 * shared + 2 * 3e-7 * model) + 1e-6 * est.fit_units(_samult(), n, 10)
-                + 0.05 + scoring)
+    # SAMULT fits its lambda path in one shared pass per fold, the folds sharing the unlabeled
+    # rows' eigendecomposition: once for the search, each fold its part and its 2 models
+    once, per_fold = _samult().cv_shared_cost(n_fold, 10, 400, 5)
+    assert once + 5 * per_fold < 5 * shared  # the folds do share
+    expected = (2e-6 * once + 5 * (2e-6 * per_fold + 2 * 3e-7 * model)
+                + 1e-6 * est.fit_units(_samult(), n, 10) + 0.05 + scoring)
     assert by_key[todo.fit_key] == pytest.approx(expected)
     assert costs["samult"].fits == 11 and costs["samult"].cells == 1
 
