@@ -77,6 +77,20 @@ def test_a_solver_from_a_file_runs_plots_and_reports_like_a_builtin(plugin_dir: 
     text = "\n".join(p.read_text(encoding="utf-8") for p in (out / "report").glob("*.md"))
     assert "RBF-SVC" in text  # the display name its meta declares
 
+    # without the solver importable, reporting would silently drop it: one sentence, exit 2,
+    # and nothing of the folder touched, for the study and for a folder of studies alike
+    elsewhere = tmp_path / "nothing-here"
+    elsewhere.mkdir()
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    for args in (("report", out), ("plot", out), ("report", tmp_path)):
+        refused = ordauc(*args, plugins=elsewhere)
+        assert refused.returncode == 2, (args, refused.stderr)
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and "mysolvers" in lines[0] and "PYTHONPATH" in lines[0]
+        assert "Traceback" not in refused.stderr
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+    assert not (tmp_path / "index.html").exists()
+
 
 @pytest.mark.parametrize(("path", "words"), [
     ("mysolvers:RbfSvc", "has no class 'RbfSvc'"),

@@ -362,7 +362,12 @@ def test_tables_follow_the_config_kept_in_the_folder_not_the_finish_order(tmp_pa
     table = metric_table(load_results(tmp_path), "mze")
     assert table.methods == ["A", "B"]  # the config's order; unknown datasets keep theirs
     assert table.problems == ["d2", "d1"]
-    (tmp_path / CONFIG_COPY).write_text("datasets: [", encoding="utf-8")  # unreadable: ignored
+    # a copy that no longer loads is refused, never silently ignored (the order, the metric
+    # and the verdicts would change without a word)
+    (tmp_path / CONFIG_COPY).write_text("datasets: [", encoding="utf-8")
+    with pytest.raises(UserError, match="does not load here"):
+        metric_table(load_results(tmp_path), "mze")
+    (tmp_path / CONFIG_COPY).unlink()  # no copy at all: the finish order
     assert metric_table(load_results(tmp_path), "mze").methods == ["B", "A"]
 
 

@@ -82,8 +82,10 @@ def plot(
     figure (a variant of a solver: its colour, its own marker and dash). One line says where
     the figures are; -v lists them.
     """
+    from ordauc.report.load import check_study_configs
     from ordauc.report.plots import plot_results
 
+    check_study_configs(directory)  # before any figure is written
     written = _run(lambda: plot_results(
         directory, out=out, n_labeled=n_labeled, n_unlabeled=n_unlabeled, complete=complete,
         metrics=tuple(metric) if metric else None), verbose)
@@ -124,8 +126,10 @@ def report(
     For a folder of results folders (results/): each study's report, then DIR/index.html over
     them with every claim decided by the study that can decide it (DIR/claims.csv).
     """
+    from ordauc.report.load import check_study_configs
     from ordauc.report.publish import report_folder, report_study
 
+    check_study_configs(directory)  # before any page or table is written
     if directory.is_dir() and not (directory / "results.csv").exists():
         if out is not None or metric:
             from ordauc.errors import UserError

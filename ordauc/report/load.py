@@ -307,8 +307,17 @@ def task_groups(results: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
 
 def study_config(directory: Path) -> Config | None:
     """The config of the study a results folder serves (the copy ``ordauc run`` keeps there),
-    or None where that copy is absent or no longer reads as a config (e.g. a plugin solver
-    that is not importable here): the figures and tables that need it are then left out."""
+    or None where there is no copy (a folder written by hand or by an older ordauc: the figures
+    and tables that need it are then left out).
+
+    Raises
+    ------
+    UserError
+        When the copy no longer reads as a config here, e.g. it names an outside solver that
+        is not importable in this session: reporting without it would silently change the
+        summary's metric and the claims' verdicts, so it is refused, naming the cause and how
+        to fix it.
+    """
     from ordauc.config import load_config
 
     path = Path(directory) / CONFIG_COPY
@@ -316,8 +325,23 @@ def study_config(directory: Path) -> Config | None:
         return None
     try:
         return load_config(path)
-    except UserError:
-        return None
+    except UserError as exc:
+        reason = str(exc).rstrip(".")
+        raise UserError(f"{directory}: its study's config ({path.name}) does not load here "
+                        f"({reason}); make the solvers it names importable (e.g. put their "
+                        "folder on PYTHONPATH, as when the study ran) and report or plot "
+                        "again") from exc
+
+
+def check_study_configs(directory: Path) -> None:
+    """Before any figure or table is written: every study under ``directory`` (the folder
+    itself, or each of its subfolders holding a results table) has a config copy that loads
+    here, or none (:func:`study_config` raises the one sentence otherwise)."""
+    directory = Path(directory)
+    folders = ([directory] if (directory / "results.csv").exists() or not directory.is_dir()
+               else sorted(p for p in directory.iterdir() if (p / "results.csv").exists()))
+    for folder in folders:
+        study_config(folder)
 
 
 def study_order(directory: Path) -> tuple[list[str], list[str]] | None:
