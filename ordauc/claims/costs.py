@@ -12,19 +12,19 @@ import re
 
 # study stem -> (core-hours under the paper profile, under --profile quick)
 CORE_HOURS: dict[str, tuple[float, float]] = {
-    "qsg_s2auc": (8250, 84),
-    "qsg_s2auc_time": (10, 3),
+    "qsg_s2auc": (804, 71),
+    "qsg_s2auc_time": (91, 29),
     "qsg_s2auc_convergence": (0.5, 0.5),
-    "qs3orao": (7270, 317),
-    "qs3orao_time": (43, 13),
+    "qs3orao": (2_266, 304),
+    "qs3orao_time": (119, 37),
     "qs3orao_convergence": (0.6, 0.6),
-    "npsvor": (394, 15),
-    "npsvor_toy": (0.0063, 0.00093),
-    "npsvor_eps": (424, 14),
-    "npsvor_tolerance": (269, 162),
-    "npsvor_scale": (0.86, 0.86),
-    "npsvor_movielens": (18, 0.52),
-    "auc_dcd": (147, 9.4),
+    "npsvor": (70, 3.2),
+    "npsvor_toy": (0.015, 0.0023),
+    "npsvor_eps": (18, 0.98),
+    "npsvor_tolerance": (2.1, 1),
+    "npsvor_scale": (1.7, 1.7),
+    "npsvor_movielens": (34, 0.97),
+    "auc_dcd": (500, 39),
 }
 _CONFIG = re.compile(r"configs/(\w+)\.yaml")
 
