@@ -74,18 +74,37 @@ def test_a_forked_childs_cpu_counts() -> None:
     assert cal.cpu_seconds() - start >= 0.09
 
 
+class Clock:
+    """A CPU clock that only the fits below advance: the calibration's arithmetic checked on
+    exact times (the real clock is checked above, by a fit that sleeps and one that spins)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def process_time(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(time, name)
+
+
 class Scaled(BaseEstimator):
-    """A fit burning 1e-3 + 1e-6 (n^2 d)^0.8 core-seconds, declaring n^2 d; records the
-    (rows, features) of every fit it is given."""
+    """A fit costing 1e-3 + 1e-6 (n^2 d)^0.8 core-seconds (on ``clock`` when set, else burnt),
+    declaring n^2 d; records the (rows, features) of every fit it is given."""
 
     seen: list[tuple[int, int]] = []
+    clock: Clock | None = None
 
     def fit_cost(self, n_samples: int, n_features: int) -> float:
         return float(n_samples) ** 2 * n_features
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> Scaled:
         Scaled.seen.append(X.shape)
-        spin(1e-3 + 1e-6 * (X.shape[0] ** 2 * X.shape[1]) ** 0.8)
+        seconds = 1e-3 + 1e-6 * (X.shape[0] ** 2 * X.shape[1]) ** 0.8
+        if Scaled.clock is None:
+            spin(seconds)
+        else:
+            Scaled.clock.now += seconds
         return self
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
@@ -94,6 +113,9 @@ class Scaled(BaseEstimator):
 
 def test_two_sizes_and_two_feature_counts_fit_the_exponent(monkeypatch) -> None:
     Scaled.seen = []
+    clock = Clock()  # exact times: the law's fit is what is checked, not this machine's load
+    monkeypatch.setattr(cal, "time", clock)
+    monkeypatch.setattr(Scaled, "clock", clock)
     found = cal.calibrate(Scaled(), _rows, [200, 400, 800], uses_unlabeled=False)
     shapes = set(Scaled.seen[1:])  # after the untimed first fit
     assert {n for n, _ in shapes} >= {200, 400, 800} and {d for _, d in shapes} == {4, 8}

@@ -127,7 +127,7 @@ def test_report_sets_table_2_beside_ours_in_both_protocols(study: Path, cli) -> 
 
 
 def test_plot_draws_figure_2_from_the_curves(study: Path, cli) -> None:
-    code, out, err = cli("plot", study)
+    code, out, err = cli("plot", study, "-v")
     assert code == 0, err
     figures = study / "figures"
     for dataset in DATASETS:
@@ -153,7 +153,7 @@ def test_plot_draws_figure_2_from_the_curves(study: Path, cli) -> None:
 def test_plot_draws_figure_1_test_auc_against_lambda(study: Path, cli) -> None:
     from ordauc.report.tuning_curves import read_scores, tuning_curves
 
-    code, out, _ = cli("plot", study)
+    code, out, _ = cli("plot", study, "-v")
     assert code == 0
     results = load_results(study)
     scores = read_scores(study)
