@@ -44,6 +44,7 @@ from threadpoolctl import threadpool_limits
 from ordauc import metrics
 from ordauc.data.builtin import synthetic_ordinal
 from ordauc.solvers.dsg.qsg import QS3ORAO
+from ordauc.solvers.dsg.reference import decision_float64
 from ordauc.solvers.thresholds import fit_thresholds
 
 LAMS = [0.125, 0.25, 0.5, 1, 2, 4, 8]
@@ -101,18 +102,6 @@ def run_after(base, points, X, y, X_val, y_val) -> dict:
             "values": [m.tracked_decision_ for m in models], "models": models}
 
 
-def exact(model: QS3ORAO, X: np.ndarray) -> np.ndarray:
-    """f(X) in float64 throughout (arguments, cosines, sums): the reference both float32
-    evaluations are compared with."""
-    blocks, f = model.blocks_, np.zeros(X.shape[0])
-    for i in range(model.coef_.shape[0]):
-        W, phase = blocks.draw(i)
-        Z = X.astype(np.float64) @ W.astype(np.float64).T
-        F = np.cos(Z + phase) if blocks.phase else np.hstack([np.cos(Z), np.sin(Z)])
-        f += F @ model.coef_[i]
-    return f * blocks.norm * model.scale_
-
-
 def bench_one(d: int, n_unlabeled: int, reps: int, n_iter: int) -> dict:
     X, y, X_val, y_val = _fold(d, n_unlabeled)
     base = QS3ORAO(n_iter=n_iter, batch_size=64, block_size=64, sigma=1.0, random_state=1)
@@ -138,7 +127,7 @@ def bench_one(d: int, n_unlabeled: int, reps: int, n_iter: int) -> dict:
     # lam = 8, gamma = 1): both float32 evaluations are off by their own rounding
     vs_exact = {"tracked": [], "decision_function": []}
     for i in (0, len(points) - 1):
-        f64 = exact(a["models"][i], X_val)
+        f64 = decision_float64(a["models"][i], X_val)
         top = np.abs(f64).max()
         vs_exact["tracked"].append(float(np.abs(a["values"][i] - f64).max() / top))
         vs_exact["decision_function"].append(float(np.abs(b["values"][i] - f64).max() / top))

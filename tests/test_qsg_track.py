@@ -26,6 +26,7 @@ from ordauc.errors import DivergenceError
 from ordauc.solvers._labels import split_labels
 from ordauc.solvers.dsg.engine import EngineOptions
 from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC
+from ordauc.solvers.dsg.reference import decision_float64
 from ordauc.solvers.dsg.steps import QSGSteps
 from ordauc.solvers.thresholds import fit_thresholds
 
@@ -190,17 +191,6 @@ def test_a_pass_in_steps_tracks_at_every_step():
     _check_thresholds(kept, X, y, base._task)
 
 
-def _float64(model, X: np.ndarray) -> np.ndarray:
-    """f(X) in float64 throughout: arguments, cosines and sums."""
-    blocks, f = model.blocks_, np.zeros(X.shape[0])
-    for i in range(model.coef_.shape[0]):
-        W, phase = blocks.draw(i)
-        Z = X.astype(np.float64) @ W.astype(np.float64).T
-        F = np.cos(Z + phase) if blocks.phase else np.hstack([np.cos(Z), np.sin(Z)])
-        f += F @ model.coef_[i]
-    return f * blocks.norm * model.scale_
-
-
 @pytest.mark.parametrize("d", [4, 64])
 def test_tracked_values_are_as_close_to_float64_as_decision_function(d):
     # Wider rows mean larger arguments W x, whose float32 rounding both evaluations share:
@@ -208,7 +198,7 @@ def test_tracked_values_are_as_close_to_float64_as_decision_function(d):
     X, y, track = _fold("synthetic_ordinal", 700, 160, d=d)
     base = QS3ORAO(**{**SMALL, "sigma": 4.0 / d})
     for model in _pass(base, X, y, track, POINTS[:4]):
-        exact = _float64(model, track)
+        exact = decision_float64(model, track)
         top = np.abs(exact).max()
         tracked = np.abs(model.tracked_decision_ - exact).max() / top
         scored = np.abs(model.decision_function(track) - exact).max() / top

@@ -88,3 +88,16 @@ def fit(X: np.ndarray, y: np.ndarray, *, lam: float, sigma: float, gamma: float,
             a *= 1.0 - eta * lam
         alphas.append(-eta * grad)
     return alphas
+
+
+def decision_float64(model: object, X: np.ndarray) -> np.ndarray:
+    """f(X) of a fitted QSG model in float64 throughout (arguments, cosines, sums): the
+    reference its float32 evaluations (``decision_function``, the pass's tracked values) are
+    compared with."""
+    blocks, f = model.blocks_, np.zeros(X.shape[0])  # type: ignore[attr-defined]
+    for i in range(model.coef_.shape[0]):  # type: ignore[attr-defined]
+        W, phase = blocks.draw(i)
+        Z = X.astype(np.float64) @ W.astype(np.float64).T
+        F = np.cos(Z + phase) if blocks.phase else np.hstack([np.cos(Z), np.sin(Z)])
+        f += F @ model.coef_[i]  # type: ignore[attr-defined]
+    return f * blocks.norm * model.scale_  # type: ignore[attr-defined]
