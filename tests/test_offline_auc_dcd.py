@@ -5,14 +5,20 @@ curves.csv). Skipped where ../shared is absent."""
 
 from __future__ import annotations
 
-import csv
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from fixtures_data.helpers import REPO, fetch_ok, patch_entry, run_cli, shared_or_skip
+from fixtures_data.helpers import (
+    REPO,
+    fetch_ok,
+    mirror_builder,
+    patch_entry,
+    run_cli,
+    shared_or_skip,
+)
 from fixtures_data.server import MirrorServer
 
 from ordauc.config import load_config
@@ -27,17 +33,6 @@ METHODS = ("oam_inf", "auc_sdcd", "auc_sdcdperm", "auc_msgd")
 pytestmark = pytest.mark.slow  # about 3 minutes of compute on 2 cores
 
 
-def svmguide3_libsvm(csv_path: Path) -> bytes:
-    """The LIBSVM lines of a dense svmguide3 CSV (header row, label first, zeros left out)."""
-    with open(csv_path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))[1:]
-    lines = []
-    for label, *values in rows:
-        features = " ".join(f"{j}:{v}" for j, v in enumerate(values, 1) if float(v) != 0)
-        lines.append(f"{int(float(label)):+d} {features}".rstrip())
-    return ("\n".join(lines) + "\n").encode()
-
-
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The twin's results folder (run once for the module's tests)."""
@@ -45,8 +40,9 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     zpli = shared_or_skip("zpli0320-dataset")
     tmp = tmp_path_factory.mktemp("auc_dcd")
     (tmp / "mirror").mkdir()
+    to_libsvm = mirror_builder().libsvm_from_dense_csv  # as the shipped mirror converts it
     for name in ("svmguide3", "svmguide3.t"):
-        (tmp / "mirror" / name).write_bytes(svmguide3_libsvm(svmguide3 / name))
+        (tmp / "mirror" / name).write_bytes(to_libsvm(svmguide3 / name))
     # pendigits from the UCI copy: the other collection's copy lacks each row's last feature
     pendigits = shared_or_skip("uci-pendigits")
     for folder, name in ((zpli, "dna.scale"), (zpli, "dna.scale.t"),

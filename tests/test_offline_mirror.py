@@ -15,7 +15,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from fixtures_data.helpers import run_cli, shared_or_skip
+from fixtures_data.helpers import mirror_builder, run_cli, shared_or_skip
 
 from ordauc.config import load_config
 from ordauc.data.cache import DataCache
@@ -279,15 +279,8 @@ def test_other_bytes_are_not_taken_for_a_stand_in(tmp_path: Path) -> None:
 def test_the_folder_is_what_its_builder_makes_from_the_development_data(tmp_path: Path) -> None:
     """Rebuilt from ../shared/data by scripts/build_offline_mirror.py, every file and the
     manifest come out byte for byte as shipped (skipped where that folder is absent)."""
-    import importlib.util
-
     dev = shared_or_skip()
-    spec = importlib.util.spec_from_file_location(
-        "build_offline_mirror", REPO / "scripts" / "build_offline_mirror.py")
-    assert spec is not None and spec.loader is not None
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
-    builder.build(dev, tmp_path)
+    mirror_builder().build(dev, tmp_path)
     for row in rows():
         assert (tmp_path / row["file"]).read_bytes() == (MIRROR / row["file"]).read_bytes()
     assert (tmp_path / "MANIFEST.csv").read_bytes() == MANIFEST.read_bytes()

@@ -77,3 +77,15 @@ def empty_of_data(data_dir: Path, name: str) -> bool:
     leftovers = [p for p in (data_dir / name, data_dir / ".staging", data_dir / ".partial")
                  if p.exists()]
     return not leftovers
+
+
+def mirror_builder() -> Any:
+    """scripts/build_offline_mirror.py as a module (the scripts folder is no package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "build_offline_mirror", REPO / "scripts" / "build_offline_mirror.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
