@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
+from test_npsvor import FITTED, _bitwise
+from test_npsvor import _assert_is_lone_fit as _assert_lone
 
 import ordauc.solvers.ordinal.npsvor as npsvor_module
 from ordauc.solvers.ordinal.npsvor import NPSVOR, RankProblems, admm, admm_path, kernel_factor
 
 TOLERANCES = [1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
-FITTED = ("classes_", "n_classes_", "n_features_in_", "support_", "support_vectors_",
-          "dual_coef_", "intercept_", "n_iter_", "converged_")
 
 
 def _data(n: int = 70, seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
@@ -27,22 +27,6 @@ def _data(n: int = 70, seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
                     [-0.8, 0.0, 0.8]) + 1
     y[::9] = -1
     return X, y
-
-
-def _bitwise(a: object, b: object, name: str) -> None:
-    a, b = np.asarray(a), np.asarray(b)
-    assert (a.dtype, a.shape) == (b.dtype, b.shape), name
-    assert a.tobytes() == b.tobytes(), name
-
-
-def _assert_lone(model: object, lone: NPSVOR, X_new: np.ndarray) -> None:
-    assert isinstance(model, NPSVOR) and model.get_params() == lone.get_params()
-    for name in FITTED:
-        _bitwise(getattr(model, name), getattr(lone, name), name)
-    assert model.traces_.keys() == lone.traces_.keys()
-    for name in lone.traces_:
-        _bitwise(model.traces_[name], lone.traces_[name], name)
-    _bitwise(model.rank_functions(X_new), lone.rank_functions(X_new), "rank_functions")
 
 
 def _count_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
