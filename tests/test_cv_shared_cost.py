@@ -7,7 +7,7 @@ import pytest
 
 from ordauc.experiment.costlaw import Calibration
 from ordauc.experiment.estimate import fit_seconds
-from ordauc.solvers.dsg.qsg import QSGS2AUC
+from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC
 from ordauc.solvers.kernel.samult import MSAMULT, SAMULT
 
 FOLDS, N_L, N_U, D = 5, 200, 20_000, 20
@@ -39,9 +39,27 @@ def test_the_wrapper_shares_the_base_decomposition_across_subproblems() -> None:
     assert wrapper.cv_shared_cost(N_FOLD, D, N_U, FOLDS) == (once, 4 * per_fold)
 
 
+def test_qsg_folds_pay_the_pool_features_once() -> None:
+    """The folds in lockstep compute the pool's features against each block once: the search
+    pays n_iter block d n_u once, and per fold the rest of its passes."""
+    est = QS3ORAO(n_iter=2000, batch_size=64, block_size=64)
+    d = 1000
+    once, per_fold = est.cv_shared_cost(N_FOLD, d, N_U, FOLDS)
+    shared, model = est.pass_cost(N_FOLD, d, N_U)
+    assert once == 2000 * 64 * d * N_U
+    assert once + per_fold == pytest.approx(shared, rel=1e-12)  # one fold: a pass as before
+    calib = _calibration()
+    folds = fit_seconds(calib, est, N_FOLD, d, N_U, count=FOLDS, models=77, folds=FOLDS)
+    apart = fit_seconds(calib, est, N_FOLD, d, N_U, count=FOLDS, models=77)
+    assert folds == pytest.approx((once + FOLDS * (per_fold + 77 * model)) * 1e-12, rel=1e-9)
+    assert apart / folds > 2
+
+
 def test_a_solver_that_shares_nothing_across_folds_pays_per_fold() -> None:
-    est = QSGS2AUC()
-    assert not hasattr(est, "cv_shared_cost")
+    """QSG without the pool (2 n_u > batch (n_iter - 1)): the folds' U batches differ, so
+    nothing large is shared and the folds pay apart."""
+    est = QSGS2AUC(n_iter=100, batch_size=64)
+    assert est.cv_shared_cost(N_FOLD, D, N_U, FOLDS) is None
     calib = _calibration()
     folds = fit_seconds(calib, est, N_FOLD, D, N_U, count=FOLDS, models=77, folds=FOLDS)
     apart = fit_seconds(calib, est, N_FOLD, D, N_U, count=FOLDS, models=77)

@@ -242,8 +242,14 @@ def test_halving_inside_the_qsg_pass_drops_models_at_checkpoints(monkeypatch) ->
     monkeypatch.setattr(engine.Pass, "advance", counted)
     tuner = HalvingCV(folds, ["auc"], "binary", 2, seed=4)
     [choice] = tuner.tune(est, X, y, grid).values()
-    # rounds (10 iterations, 9 models), (30, 3), then the last one runs to n_iter: one per fold
-    assert running == [(10, 9)] * 3 + [(30, 3)] * 3 + [(90, 1)] * 3
+    # rounds (10 iterations, 9 models), (30, 3), then the last one runs to n_iter; the folds'
+    # passes go in lockstep (one iteration each in turn, sharing the pool's features), and are
+    # asked once more at each rung and at the end, where they already are
+    lockstep = [(t, m) for t0, t1, m in ((0, 10, 9), (10, 30, 3), (30, 90, 1))
+                for t in range(t0 + 1, t1 + 1) for _ in range(3)]
+    rungs = [(10, 9)] * 3, [(30, 3)] * 3, [(90, 1)] * 3
+    assert running == (lockstep[:30] + rungs[0] + lockstep[30:90] + rungs[1] + lockstep[90:]
+                       + rungs[2])
     assert choice.fits == 27 and choice.work == pytest.approx(3 * (9 * 10 + 3 * 20 + 60) / 90)
     # the finalist's score at n_iter is that of its lone fits, as paper scores it
     point = choice.params

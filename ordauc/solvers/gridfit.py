@@ -207,6 +207,9 @@ class GridFit:
     # passes that share work across the folds of iter_fit_grid_folds get data.whole; the others
     # are spared its validated copy of X
     grid_fold_whole: ClassVar[bool] = False
+    # passes whose folds run together (_grid_pass_folds), e.g. in lockstep sharing per-iteration
+    # work; the others fit one fold's pass after the other
+    grid_fold_lockstep: ClassVar[bool] = False
 
     # -- the protocol ---------------------------------------------------------------------------
     def fit_grid(self, X: Any, y: Any, points: Sequence[dict[str, Any]],
@@ -298,6 +301,10 @@ class GridFit:
                                                                              strict=True)]
         whole = self._grid_whole(X, y)
         for group in self._grid_groups(models):
+            if self.grid_fold_lockstep:
+                yield from self._grid_fit_group_folds(datas, {i: models[i] for i in group},
+                                                      max_bytes)
+                continue
             shared: dict = {}  # one group's whole-data work, across its folds
             for f, (data, (fit, _)) in enumerate(zip(datas, folds, strict=True)):
                 if whole is not None:
@@ -354,10 +361,9 @@ class GridFit:
             return
         datas = [self._grid_data(X, y) for X, y in fits]
         budget = None if max_bytes is None else int(max_bytes) // len(fits)
-        n, d = datas[0].X.shape
         for group in self._grid_groups(models):
-            fixed, per_model, _ = self._grid_pass_bytes(
-                n, d, int(datas[0].labels.unlabeled.size), [models[i] for i in group])
+            fixed, per_model, _ = self._grid_folds_pass_bytes(
+                datas[0], [models[i] for i in group], len(fits))
             at = 0
             for size in split_sizes(len(group), fixed, per_model, budget):
                 part = group[at:at + size]
@@ -370,22 +376,33 @@ class GridFit:
                       judge: Callable[[int, dict[int, list[Any]]], Collection[int]]
                       ) -> Iterator[tuple[int, list[Any]]]:
         """One pass of ``models`` (the points ``index``) per training set, in lockstep."""
-        # every set fits its own copies: a fitted model must not be another set's
-        runs = [self._grid_pass_steps(data, [clone(m) for m in models]) for data in datas]
+        runs = self._grid_steps_together(datas, models)
         alive = list(range(len(models)))
         n_iter = int(models[0].get_params(deep=False)[self.grid_resource])
         for t in rungs(len(models), n_iter):
+            self._grid_steps_run_to(runs, t)
             states = [run.advance(t) for run in runs]
             kept = set(judge(t, {index[p]: [s[p] for s in states] for p in alive}))
             alive = [p for p in alive if index[p] in kept]
             for run in runs:
                 run.keep(alive)
+        self._grid_steps_run_to(runs, n_iter)
         ends = [run.finish() for run in runs]
         for p in alive:
             yield index[p], [end[p] for end in ends]
 
     def _grid_pass_steps(self, data: GridData, models: list[Any]) -> Any:
         raise NotImplementedError
+
+    def _grid_steps_together(self, datas: list[GridData], models: list[Any]) -> list[Any]:
+        """One paused pass of ``models`` per training set (each set fits its own copies: a
+        fitted model must not be another set's)."""
+        return [self._grid_pass_steps(data, [clone(m) for m in models]) for data in datas]
+
+    def _grid_steps_run_to(self, runs: list[Any], t: int) -> None:
+        """Bring the paused passes to iteration ``t`` together before they are looked at (an
+        estimator whose passes share per-iteration work runs them in lockstep); by default
+        each pass's ``advance`` gets there alone."""
 
     def fit_grid_memory_bytes(self, n_samples: int, n_features: int,
                               points: Sequence[dict[str, Any]], max_bytes: int | None = None,
@@ -453,6 +470,35 @@ class GridFit:
             at += size
             results = self._grid_pass(data, [models[i] for i in part], cache)
             yield from zip(part, results, strict=True)
+
+    def _grid_fit_group_folds(self, datas: list[GridData], models: dict[int, Any],
+                              max_bytes: int | None) -> Iterator[tuple[int, int, Any]]:
+        """The points of one group on every fold, each part in one ``_grid_pass_folds`` call:
+        the folds' passes run together, so the budget holds all of them at once."""
+        index = list(models)
+        sizes = [self._grid_folds_pass_bytes(data, list(models.values()), len(datas))
+                 for data in datas]
+        at = 0
+        for size in split_sizes(len(index), sum(b.fixed for b in sizes),
+                                sum(b.per_model for b in sizes), max_bytes):
+            part = index[at:at + size]
+            at += size
+            # every fold fits its own copies: a fitted model must not be another fold's
+            results = self._grid_pass_folds(datas, [[clone(models[i]) for i in part]
+                                                    for _ in datas])
+            for f, fold in enumerate(results):
+                yield from ((f, i, model) for i, model in zip(part, fold, strict=True))
+
+    def _grid_pass_folds(self, datas: list[GridData], models: list[list[Any]]) -> list[list[Any]]:
+        """One pass per fold (``models[f]`` on ``datas[f]``), run together: for each fold what
+        ``_grid_pass`` gives (an estimator with ``grid_fold_lockstep`` implements it)."""
+        return [self._grid_pass(data, fold, {}) for data, fold in zip(datas, models, strict=True)]
+
+    def _grid_folds_pass_bytes(self, data: GridData, models: list[Any], n_folds: int
+                               ) -> PassBytes:
+        """One fold's share of the bytes of ``n_folds`` passes run together (by default each
+        pass's own)."""
+        return self._grid_data_pass_bytes(data, models)
 
     # -- groups ---------------------------------------------------------------------------------
     def _grid_points(self, points: Sequence[dict[str, Any]]

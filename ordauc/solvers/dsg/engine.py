@@ -50,7 +50,7 @@ from ordauc.solvers._base import Checkpoint
 from ordauc.solvers._labels import LabeledSplit, draw_batches
 from ordauc.solvers.dsg.random_features import FeatureBlocks, PackedCoef, block_bytes
 from ordauc.solvers.dsg.schedule import Schedule, batch_generator, step_table
-from ordauc.solvers.dsg.unlabeled import evaluator, pool_start
+from ordauc.solvers.dsg.unlabeled import PoolShare, evaluator, pool_start
 from ordauc.solvers.dsg.weights import SampleWeights, pair_weights
 from ordauc.solvers.objective import gamma_vector
 
@@ -196,19 +196,22 @@ class Pass:
 
     ``track`` (float32 rows or None): f on them is kept current as on the labeled rows (module
     docstring), n_track block-rows per iteration for all models instead of n_track T per model
-    after the pass; their features are computed apart, so the iterates are bitwise the same."""
+    after the pass; their features are computed apart, so the iterates are bitwise the same.
+    ``share``: the pool's features shared with passes run in lockstep with this one
+    (:class:`.unlabeled.PoolShare`, :mod:`.folds`)."""
 
     def __init__(self, X: np.ndarray, labels: LabeledSplit, settings: PassSettings,
                  models: Sequence[ModelSpec], seed: int, options: EngineOptions,
-                 track: np.ndarray | None = None) -> None:
+                 track: np.ndarray | None = None, share: PoolShare | None = None) -> None:
         self.X, self.labels, self.settings, self.seed = X, labels, settings, seed
         self.track = None if track is None else np.ascontiguousarray(track, dtype=np.float32)
         if self.track is not None and self.track.shape[1:] != X.shape[1:]:
             raise ValueError(f"tracked rows of shape {self.track.shape}: {X.shape[1]} features "
                              "expected")
         k, T = labels.n_classes, int(settings.n_iter)
-        self.blocks = FeatureBlocks(seed, X.shape[1], settings.block_size, settings.sigma,
-                                    settings.feature_map, int(settings.cache_mb * (1 << 20)))
+        self.blocks = (FeatureBlocks if share is None else share.feature_blocks)(
+            seed, X.shape[1], settings.block_size, settings.sigma, settings.feature_map,
+            int(settings.cache_mb * (1 << 20)))
         g = np.stack([gamma_vector(m.gamma, k) for m in models], axis=1)  # (k-1, M)
         # With gamma_j = 1 for all j (or no unlabeled rows) U plays no part: draw no U batch.
         semi = ~np.all(g == 1.0, axis=0) & (labels.unlabeled.size > 0)
@@ -227,7 +230,7 @@ class Pass:
         keep_from = (pool_start(labels.unlabeled.size, settings.batch_size, T, options.pool)
                      if self.MA else T + 1)
         self.unl = (evaluator(self.blocks, X, labels.unlabeled, self.MA, T, keep_from,
-                              options.fast_trig) if self.MA else None)
+                              options.fast_trig, share) if self.MA else None)
         # one array per model: a model kept by the caller does not keep the others alive
         self.coef = [np.zeros((T, self.blocks.width)) for _ in range(self.M)]
         self.scale = np.ones(self.M)
@@ -381,7 +384,8 @@ class Pass:
             kernel = None if self.beta is None else self.beta[:, i] * scale
             out[self.order[i]] = QSGResult(self.blocks, self.coef[i], scale, spec.schedule,
                                            scores, kernel, *self.running(i))
-        self.blocks.shared = self.M > 1  # every model of the pass reads this cache
+        # every model of the pass (and of the passes sharing the blocks) reads this cache
+        self.blocks.shared = self.blocks.shared or self.M > 1
         return out
 
 

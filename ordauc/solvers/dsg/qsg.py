@@ -49,7 +49,9 @@ Choices the papers leave open, all parameters here:
 A grid pass given validation rows to track (``GridData.track``, a cross-validation fold's held
 out rows) keeps f current on them as on the labeled rows, for all its models at once, and sets
 ``tracked_decision_`` on each: what ``decision_function`` would give on those rows, up to
-float32 rounding, without evaluating any model again (:class:`~.engine.Pass`).
+float32 rounding, without evaluating any model again (:class:`~.engine.Pass`). The folds of a
+cross-validation run their passes in lockstep, sharing the blocks and the unlabeled pool's
+features, each fold's models bitwise those of its pass alone (:mod:`.folds`, :mod:`.grid`).
 
 A fit whose scores leave every range a minimiser can lie in stops with
 :class:`~ordauc.errors.DivergenceError` naming the schedule, instead of returning an exploded or
@@ -63,7 +65,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import _fit_context, clone
+from sklearn.base import _fit_context
 
 from ordauc.solvers._base import (
     Checkpoint,
@@ -87,19 +89,18 @@ from ordauc.solvers.dsg.engine import (
     ModelSpec,
     PassSettings,
     QSGResult,
-    pass_bytes,
     run_pass,
 )
+from ordauc.solvers.dsg.grid import QSGGridFit
 from ordauc.solvers.dsg.schedule import STEP_RULES, Schedule, run_seed
-from ordauc.solvers.dsg.steps import QSGSteps
-from ordauc.solvers.gridfit import GridData, GridFit, PassBytes, copy_input_attributes
-from ordauc.solvers.objective import gamma_vector, labeled_pairs_only
+from ordauc.solvers.dsg.unlabeled import pool_start
+from ordauc.solvers.objective import labeled_pairs_only
 from ordauc.solvers.thresholds import ThresholdLabels, fit_thresholds
 
 __all__ = ["QS3ORAO", "QSGS2AUC"]
 
 
-class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
+class _QSGBase(QSGGridFit, ThresholdLabels, OrdaucEstimator):
     """Shared estimator; subclasses fix the task."""
 
     meta: SolverMeta
@@ -107,8 +108,6 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
     # How the engine computes the iterates (the same iterates whatever the options, to float32
     # rounding); a subclass may set other options, e.g. to time the engine without the pool.
     engine_options: ClassVar[EngineOptions] = EngineOptions()
-    grid_shared = frozenset({"lam", "gamma", "step", "theta", "t0", "theta_decay"})
-    grid_resource = "n_iter"  # a pass can be paused between iterations (successive halving)
     _check_params: ClassVar[dict[str, Any]] = {"n_iter": 20, "batch_size": 8, "block_size": 8,
                                                "random_state": 0}
     # Scores are sums of float32 cosines (in float64 across chunks): a row's last float32 bits
@@ -185,6 +184,21 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         shared = self.fit_cost(n_samples, n_features)
         return shared, shared / max(int(n_features), 1)
 
+    def cv_shared_cost(self, n_samples: int, n_features: int, n_unlabeled: int, n_folds: int
+                       ) -> tuple[float, float] | None:
+        """(once, per fold) shared work of a cross-validation whose folds run in lockstep
+        (:mod:`.folds`), for the dry run's estimate: the pool's features against every block
+        once for all the folds (n_iter block d n_u); per fold, the rest of a pass's shared
+        part (its batches' and labeled rows' features). None when the pool is not kept (the
+        folds' U batches differ: nothing large is shared)."""
+        t, batch = int(self.n_iter), int(self.batch_size)
+        n_u = int(min(n_unlabeled, n_samples))
+        if pool_start(n_u, batch, t, self.engine_options.pool) > t:
+            return None
+        shared, _ = self.pass_cost(n_samples, n_features, n_unlabeled)
+        once = float(t) * int(self.block_size) * n_features * n_u
+        return once, max(shared - once, 0.0)
+
     def warm_up(self) -> None:
         """Load the compiled trigonometric loops (numba) by a fit on a tiny problem: a cell
         forked afterwards does not pay for them again (about 0.4 s), and the choice between the
@@ -258,60 +272,6 @@ class _QSGBase(GridFit, ThresholdLabels, OrdaucEstimator):
         """Ranking scores f(x) (n,), float64; evaluated in chunks of bounded memory."""
         X = predict_input(self, X, np.float32)
         return self.blocks_.evaluate(X, self.coef_, self.scale_)
-
-    # -- many grid points at once (ordauc.solvers.gridfit) -----------------------------------
-    def _grid_data(self, X: Any, y: Any) -> GridData:
-        validated = clone(self)  # input validation sets attributes: never on self
-        X, y = fit_input(validated, X, y, np.float32)
-        return GridData(X, y, split_labels(y, self._task), validated)
-
-    def _grid_pass(self, data: GridData, models: list[Any], cache: dict) -> list[Any]:
-        out: dict[int, Any] = {}
-        specs: dict[int, ModelSpec] = {}
-        for i, est in enumerate(models):
-            try:  # a gamma list of the wrong length fails alone, as its fit would
-                gamma_vector(est.gamma, data.labels.n_classes)
-            except ValueError as exc:
-                out[i] = exc
-                continue
-            specs[i] = est._spec()
-        if specs:
-            results = run_pass(data.X, data.labels, models[0]._settings(), list(specs.values()),
-                               run_seed(models[0].random_state), self.engine_options,
-                               track=self._grid_track(data))
-            for i, result in zip(specs, results, strict=True):
-                est = models[i]
-                if isinstance(result, Divergence):
-                    out[i] = result.error(type(est).__name__)
-                    continue
-                out[i] = est._fitted(result, data.X, data.labels, shared=len(specs) > 1)
-                copy_input_attributes(data.validated, est)
-        return [out[i] for i in range(len(models))]
-
-    def _grid_pass_steps(self, data: GridData, models: list[Any]) -> QSGSteps:
-        return QSGSteps(data, models, self.engine_options, self._grid_track(data))
-
-    @staticmethod
-    def _grid_track(data: GridData) -> np.ndarray | None:
-        """The rows a pass tracks (``data.track``), validated as ``decision_function``
-        validates its input: float32, dense, the training data's features (no rows: an empty
-        array of decision values, where ``decision_function`` would refuse)."""
-        track = data.track
-        if track is None:
-            return None
-        if (track.shape[0] if hasattr(track, "shape") else len(track)) == 0:
-            return np.empty((0, data.X.shape[1]), dtype=np.float32)
-        return predict_input(data.validated, track, np.float32)
-
-    def _grid_pass_bytes(self, n_samples: int, n_features: int, n_unlabeled: int,
-                         models: list[Any]) -> PassBytes:
-        supervised = all(np.all(np.asarray(e.gamma, dtype=float) == 1.0) for e in models)
-        return PassBytes(*pass_bytes(models[0]._settings(), n_samples, n_features, n_unlabeled,
-                                     supervised, self.engine_options.pool))
-
-    def _grid_data_bytes(self, n_samples: int, n_features: int) -> int:
-        return 4 * n_samples * n_features  # the float32 copy
-
 
 _DOC = """
 

@@ -23,13 +23,13 @@ from sklearn.base import clone
 from ordauc.solvers.dsg.engine import (
     Divergence,
     EngineOptions,
-    ModelSpec,
     Pass,
     QSGResult,
 )
+from ordauc.solvers.dsg.folds import grid_specs
 from ordauc.solvers.dsg.schedule import run_seed
+from ordauc.solvers.dsg.unlabeled import PoolShare
 from ordauc.solvers.gridfit import GridData, copy_input_attributes
-from ordauc.solvers.objective import gamma_vector
 
 __all__ = ["QSGSteps", "SteppedPass"]
 
@@ -78,24 +78,17 @@ class QSGSteps:
     :meth:`~ordauc.solvers.gridfit.GridFit.iter_fit_grid_halving`: the models fitted so far at
     each step, those kept going on; a gamma list of the wrong length fails alone, as in the
     estimators' ``_grid_pass``. ``track``: the float32 rows whose decision values every model
-    carries (``tracked_decision_``), or None."""
+    carries (``tracked_decision_``), or None; ``share``: what the passes of the other training
+    sets share with this one (:class:`.unlabeled.PoolShare`), when run in lockstep."""
 
     def __init__(self, data: GridData, models: list[Any], options: EngineOptions,
-                 track: np.ndarray | None = None) -> None:
+                 track: np.ndarray | None = None, share: PoolShare | None = None) -> None:
         self.data, self.models = data, models
-        self.failed: dict[int, Exception] = {}
-        specs: dict[int, ModelSpec] = {}
-        for i, est in enumerate(models):
-            try:
-                gamma_vector(est.gamma, data.labels.n_classes)
-            except ValueError as exc:
-                self.failed[i] = exc
-                continue
-            specs[i] = est._spec()
+        self.failed, specs = grid_specs(models, data.labels.n_classes)
         self.positions = list(specs)  # the engine's model j is models[positions[j]]
         self.run = (SteppedPass(data.X, data.labels, models[0]._settings(),
                                 list(specs.values()), run_seed(models[0].random_state), options,
-                                track)
+                                track, share)
                     if specs else None)
 
     def advance(self, t: int) -> dict[int, Any]:

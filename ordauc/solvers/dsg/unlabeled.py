@@ -35,7 +35,7 @@ import numpy as np
 from ordauc.solvers.dsg import trig
 from ordauc.solvers.dsg.random_features import FeatureBlocks, PackedCoef, with_ones
 
-__all__ = ["PhaseForm", "SharedProduct", "accumulate", "evaluator", "pool_start"]
+__all__ = ["PhaseForm", "PoolShare", "SharedProduct", "accumulate", "evaluator", "pool_start"]
 
 _CHUNK_BYTES = 2 << 20  # float32 arguments of one chunk, as in random_features
 
@@ -114,9 +114,11 @@ class SharedProduct:
     docstring): the unscaled sums G = sum_i F_i(x) . coef_i of every model at once."""
 
     def __init__(self, blocks: FeatureBlocks, X: np.ndarray, unlabeled: np.ndarray,
-                 n_models: int, n_iter: int, keep_from: int, fast: bool) -> None:
+                 n_models: int, n_iter: int, keep_from: int, fast: bool,
+                 share: PoolShare | None = None) -> None:
         self.blocks, self.X, self.unlabeled = blocks, X, unlabeled
         self.keep_from, self.fast = keep_from, fast
+        self.share = share  # the pool's features shared with other passes, once joined
         # float32 coefficients the batch product reads, until the pool takes over
         self.n_store = min(n_iter, keep_from - 1)
         self.store = np.zeros((n_models, self.n_store * blocks.width), np.float32)
@@ -129,6 +131,11 @@ class SharedProduct:
         blocks = self.blocks
         if t == self.keep_from:
             self.pool_X = with_ones(self.X[self.unlabeled])
+            joined = None if self.share is None else self.share.join(blocks, self.pool_X)
+            if joined is None:
+                self.share = None  # another pool or other blocks: this pass works alone
+            else:
+                self.pool_X = joined
             self.G = np.zeros((self.store.shape[0], self.unlabeled.size))
             # the catch-up: blocks 1..t-1 on the pool (nothing when t = 1)
             accumulate(blocks, self.pool_X, self.store, 0, t - 1, self.G, self.fast)
@@ -145,7 +152,9 @@ class SharedProduct:
         w = self.blocks.width
         if t <= self.n_store:
             self.store[:, (t - 1) * w:t * w] = new.T
-        if self.G is not None:  # the new block on every unlabeled row, all models at once
+        if self.G is not None and self.share is not None:  # features computed once
+            self.share.add(self.blocks, t - 1, new.T.astype(np.float32), self.G, self.fast)
+        elif self.G is not None:  # the new block on every unlabeled row, all models at once
             accumulate(self.blocks, self.pool_X, new.T.astype(np.float32), t - 1, t, self.G,
                        self.fast)
 
@@ -175,12 +184,13 @@ class SharedProduct:
 
 
 def evaluator(blocks: FeatureBlocks, X: np.ndarray, unlabeled: np.ndarray, n_models: int,
-              n_iter: int, keep_from: int, fast: bool) -> PhaseForm | SharedProduct:
+              n_iter: int, keep_from: int, fast: bool, share: PoolShare | None = None
+              ) -> PhaseForm | SharedProduct:
     """The evaluation of ``n_models`` (>= 1) models: amplitude-phase for one, shared products
-    for several."""
+    for several (which may take the pool's features from ``share``: :class:`PoolShare`)."""
     if n_models == 1:
         return PhaseForm(blocks, X, unlabeled, n_iter, keep_from, fast)
-    return SharedProduct(blocks, X, unlabeled, n_models, n_iter, keep_from, fast)
+    return SharedProduct(blocks, X, unlabeled, n_models, n_iter, keep_from, fast, share)
 
 
 def accumulate(blocks: FeatureBlocks, Xa: np.ndarray, coef32: np.ndarray, start: int,
@@ -195,34 +205,136 @@ def accumulate(blocks: FeatureBlocks, Xa: np.ndarray, coef32: np.ndarray, start:
     for all models; the chunks are summed in float64. ``fast``: cos and sin from the compiled
     loops of :mod:`.trig` (numpy's otherwise).
     """
-    n, m, d, width = Xa.shape[0], blocks.m, blocks.d, blocks.width
+    n, width = Xa.shape[0], blocks.width
     if stop <= start or n == 0 or out.shape[0] == 0:
         return
-    nb = max(1, min(stop - start, _CHUNK_BYTES // (4 * m * min(n, 64))))
-    rows = max(1, min(n, _CHUNK_BYTES // (4 * m * nb)))
-    z_buf = np.empty(nb * m * rows, dtype=np.float32)
+    nb, rows = _chunk_sizes(blocks, n, stop - start)
+    z_buf = np.empty(nb * blocks.m * rows, dtype=np.float32)
     f_buf = np.empty(nb * width * rows, dtype=np.float32)
     a_buf = np.empty(out.shape[0] * rows, dtype=np.float32)
     for b0 in range(start, stop, nb):
         b1 = min(stop, b0 + nb)
-        Wa, ph = blocks.stacked(b0, b1)
-        Wa[:, d] = ph if blocks.phase else 0.0
+        Wa = _frequencies(blocks, b0, b1)
         lo, hi = (b0 - start) * width, (b1 - start) * width
         for r0 in range(0, n, rows):
             r = min(n, r0 + rows) - r0
-            # views of exactly this chunk's size: contiguous, so BLAS writes them in place
-            z = z_buf[: (b1 - b0) * m * r].reshape(b1 - b0, m, r)
-            np.matmul(Wa, Xa[r0:r0 + r].T, out=z.reshape(-1, r))
-            feats = f_buf[: (hi - lo) * r].reshape(b1 - b0, width, r)
-            if blocks.phase and fast:
-                trig.cos(z, feats)
-            elif blocks.phase:
-                np.cos(z, out=feats)
-            elif fast:
-                trig.sincos_blocks(z, feats)
-            else:
-                np.cos(z, out=feats[:, :m])
-                np.sin(z, out=feats[:, m:])
+            feats = _features(blocks, Wa, Xa[r0:r0 + r], z_buf, f_buf, fast)
             acc = a_buf[: out.shape[0] * r].reshape(out.shape[0], r)
             np.matmul(coef32[:, lo:hi], feats.reshape(-1, r), out=acc)
             out[:, r0:r0 + r] += acc
+
+
+def _chunk_sizes(blocks: FeatureBlocks, n: int, n_blocks: int) -> tuple[int, int]:
+    """(blocks, rows) of one chunk of :func:`accumulate`: about 2 MB of float32 arguments."""
+    m = blocks.m
+    nb = max(1, min(n_blocks, _CHUNK_BYTES // (4 * m * min(n, 64))))
+    return nb, max(1, min(n, _CHUNK_BYTES // (4 * m * nb)))
+
+
+def _frequencies(blocks: FeatureBlocks, b0: int, b1: int) -> np.ndarray:
+    """Blocks b0..b1-1 stacked, the phases in the column the ones of ``Xa`` meet."""
+    Wa, ph = blocks.stacked(b0, b1)
+    Wa[:, blocks.d] = ph if blocks.phase else 0.0
+    return Wa
+
+
+def _features(blocks: FeatureBlocks, Wa: np.ndarray, Xa: np.ndarray, z_buf: np.ndarray,
+              f_buf: np.ndarray, fast: bool) -> np.ndarray:
+    """The features (blocks, width, rows) of the rows ``Xa`` against the stacked blocks
+    ``Wa``, in the scratch ``f_buf`` (views of exactly the chunk's size: contiguous, so BLAS
+    writes them in place)."""
+    m, r = blocks.m, Xa.shape[0]
+    nb = Wa.shape[0] // m
+    z = z_buf[: nb * m * r].reshape(nb, m, r)
+    np.matmul(Wa, Xa.T, out=z.reshape(-1, r))
+    feats = f_buf[: nb * blocks.width * r].reshape(nb, blocks.width, r)
+    if blocks.phase and fast:
+        trig.cos(z, feats)
+    elif blocks.phase:
+        np.cos(z, out=feats)
+    elif fast:
+        trig.sincos_blocks(z, feats)
+    else:
+        np.cos(z, out=feats[:, :m])
+        np.sin(z, out=feats[:, m:])
+    return feats
+
+
+class PoolShare:
+    """The random-feature blocks, and the unlabeled pool's features against the newest block,
+    made once for every pass that keeps f on the same pool with the same blocks.
+
+    The folds of a cross-validation keep every unlabeled row on their fitting side and share
+    the run seed, so their passes draw the same blocks and keep f on the same pool; run in
+    lockstep (:func:`~ordauc.solvers.dsg.folds.run_together`), the first pass to add block t
+    computes the pool's features against it, and the others reuse them. Each pass still
+    applies its own models' coefficients, chunk by chunk as :func:`accumulate` does, so its f
+    is bitwise what it would be alone. A pass whose pool or blocks differ from the first one's
+    is refused (:meth:`join` returns None) and works alone. One block's features are kept:
+    n_u x width float32 (:meth:`bytes`). The passes also read one :class:`FeatureBlocks`
+    (:meth:`feature_blocks`): each block drawn once, not once per pass.
+    """
+
+    def __init__(self) -> None:
+        self.blocks: FeatureBlocks | None = None
+        self.key: tuple | None = None
+        self.pool_X: np.ndarray | None = None
+        self.block = -1
+        self.chunks: list[tuple[int, np.ndarray]] = []  # (first row, features) per chunk
+        self.computed = 0  # blocks whose features were computed (counted by the tests)
+
+    def feature_blocks(self, seed: int, n_features: int, block_size: int, sigma: float,
+                       feature_map: str, cache_bytes: int) -> FeatureBlocks:
+        """The blocks of a pass: the first pass's object when they are the same blocks (then
+        marked ``shared``: models of several passes read its cache), a new one otherwise."""
+        args = (int(seed), int(n_features), int(block_size), float(sigma), feature_map,
+                int(cache_bytes))
+        if self.blocks is None:
+            self.blocks, self._args = FeatureBlocks(*args), args
+            return self.blocks
+        if args != self._args:
+            return FeatureBlocks(*args)
+        self.blocks.shared = True
+        return self.blocks
+
+    @staticmethod
+    def bytes(n_unlabeled: int, width: int) -> int:
+        """What the kept features hold."""
+        return 4 * int(n_unlabeled) * int(width)
+
+    def join(self, blocks: FeatureBlocks, pool_X: np.ndarray) -> np.ndarray | None:
+        """The shared pool rows for a pass keeping f on ``pool_X`` (ones column included) with
+        ``blocks``; None when they are not the first pass's."""
+        key = (blocks.seed, blocks.d, blocks.m, blocks.sigma, blocks.feature_map)
+        if self.pool_X is None:
+            self.key, self.pool_X = key, pool_X
+            return pool_X
+        if key == self.key and np.array_equal(pool_X, self.pool_X):
+            return self.pool_X
+        return None
+
+    def add(self, blocks: FeatureBlocks, b: int, coef32: np.ndarray, out: np.ndarray,
+            fast: bool) -> None:
+        """out (M, n_u) += F_b(x) . coef32 (M, width) on the pool, as :func:`accumulate`
+        (``start = b``, ``stop = b + 1``) computes it."""
+        if b != self.block:
+            self._compute(blocks, b, fast)
+        a_buf = np.empty(out.shape[0] * (self.chunks[0][1].shape[-1] if self.chunks else 0),
+                         dtype=np.float32)
+        for r0, feats in self.chunks:
+            r = feats.shape[-1]
+            acc = a_buf[: out.shape[0] * r].reshape(out.shape[0], r)
+            np.matmul(coef32, feats.reshape(-1, r), out=acc)
+            out[:, r0:r0 + r] += acc
+
+    def _compute(self, blocks: FeatureBlocks, b: int, fast: bool) -> None:
+        Xa = self.pool_X
+        n = Xa.shape[0]
+        _, rows = _chunk_sizes(blocks, n, 1)
+        Wa = _frequencies(blocks, b, b + 1)
+        z_buf = np.empty(blocks.m * rows, dtype=np.float32)
+        f_buf = np.empty(blocks.width * rows, dtype=np.float32)
+        self.chunks = [(r0, _features(blocks, Wa, Xa[r0:r0 + rows], z_buf, f_buf, fast).copy())
+                       for r0 in range(0, n, rows)]
+        self.block = b
+        self.computed += 1
