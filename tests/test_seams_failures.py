@@ -97,6 +97,21 @@ def test_debug_shows_the_full_traceback_and_writes_nothing(write_config, tmp_pat
     assert not out.exists() and sorted(tmp_path.rglob("*")) == before
 
 
+def test_debug_shows_the_solver_traceback_when_every_grid_point_fails(write_config,
+                                                                     tmp_path: Path) -> None:
+    """The tuner's 'every grid point failed' is chained to the first point's own exception, so
+    the terminal shows the line in the solver that raised."""
+    config = write_config({**STUDY, "solvers": {"failing_ranker": {"grid": {"lam": [1, 2]}}}})
+    done = ordauc("run", config, "--out", tmp_path / "out", "--debug")
+    _, stderr = done.communicate(timeout=120)
+    assert done.returncode not in (0, 2), stderr
+    assert 'raise ValueError("deliberate failure in fit")' in stderr
+    assert "The above exception was the direct cause of the following exception" in stderr
+    assert stderr.rstrip().endswith(
+        "CandidatesFailed: every grid point failed; the first: {'lam': 1}: ValueError (at "
+        "runner_solvers.py:150): deliberate failure in fit")
+
+
 def complete_rows(path: Path) -> list[dict[str, str]]:
     if not path.exists():
         return []

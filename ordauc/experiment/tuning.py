@@ -121,6 +121,9 @@ class _Search:
         self.describe = describe or (lambda exc: f"{type(exc).__name__}: {exc}")
         self.failed = 0
         self.first_failure = ""
+        # the exception behind each message kept as first_failure: the one raised when every
+        # point failed is chained to it, so --debug shows the solver's own traceback
+        self.errors: dict[str, BaseException] = {}
         # what a search costs, to compare searches (the profiles): fits started, and their
         # sum in full fits, each weighted by ``share``, the share of the rows it is given
         self.fits, self.work, self.share = 0, 0.0, 1.0
@@ -153,6 +156,7 @@ class _Search:
         self.failed += 1
         if not self.first_failure:
             self.first_failure = f"{params}: {self.describe(exc)}"
+            self.errors.setdefault(self.first_failure, exc)
         return dict.fromkeys(self.names, math.nan)
 
     def fold_scores(self, estimator: Any, candidates: list[dict[str, Any]], X_fit: Any,
@@ -201,7 +205,8 @@ class _Search:
         """The index of the best mean for ``metric`` (NaN last, the first of equals)."""
         if not any(math.isfinite(v) for v in means):
             raise CandidatesFailed(f"every grid point failed; the first: {self.first_failure}"
-                                   if self.first_failure else "no grid point could be scored")
+                                   if self.first_failure else "no grid point could be scored"
+                                   ) from self.errors.get(self.first_failure)
         return ranked(means, metric)[0]
 
 
