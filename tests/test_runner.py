@@ -246,7 +246,8 @@ def test_a_second_concurrent_run_is_refused(test_solvers, write_config, cli,
         code, _, stderr = cli("run", write_config({**STUDY, "solvers": {"mean_ranker": None}}),
                               "--out", out)
     assert code == 2 and "another `ordauc run` is writing to" in stderr
-    assert not (out / "results.csv").exists()
+    # nothing written by the refused run: not its table, nor its study record or config copy
+    assert sorted(p.name for p in out.iterdir()) == [".lock"]
 
 
 def test_dry_run_plans_datasets_not_fetched_yet_and_run_refuses_them(

@@ -218,14 +218,15 @@ def run(config: Config, options: RunOptions) -> Summary:
     if options.study is not None:
         check_study(options.out, options.study)  # another study's folder: refused, unwritten
     _make_folder(options.out)
-    if options.study is not None:
-        write_study_record(options.out, options.study)
-    if options.config_text is not None:  # the folder keeps the study it serves
-        write_atomically(options.out / CONFIG_COPY, options.config_text.encode("utf-8"))
     summary = Summary(options.out, not_applicable=len(plan.not_applicable))
-    tables = Tables(options.out)
-    table = tables.results
-    with _exclusive(options.out):
+    with _exclusive(options.out):  # before any write: a concurrent run is refused first
+        if options.study is not None:
+            check_study(options.out, options.study)  # again: another run may have written
+            write_study_record(options.out, options.study)
+        if options.config_text is not None:  # the folder keeps the study it serves
+            write_atomically(options.out / CONFIG_COPY, options.config_text.encode("utf-8"))
+        tables = Tables(options.out)
+        table = tables.results
         states = survey(plan, table.rows(), options.force, checked.skips, provenance(),
                         options.rerun_older)
         todo = {s.cell.key for s in states if s.state not in KEPT_STATES}
