@@ -3,7 +3,8 @@ through the real Makefile with a stub ``ordauc`` that logs its calls and fails w
 study failing at any step is named with that step and the next study goes on, the index page is
 written over what finished, and make exits non-zero at the end; all studies succeeding exits 0;
 an interrupted run stops the pipeline; ``reproduce-offline`` fetches from the repository's
-mirror folder, then from LIBSVM's multiclass folder (the two sets the folder does not ship)."""
+mirror folder, then from LIBSVM's multiclass folder (the two sets the folder does not ship), and
+where that fetch fails runs the study without them (``--missing-data skip``)."""
 
 from __future__ import annotations
 
@@ -111,24 +112,39 @@ def test_reproduce_fetches_from_the_hosts_unless_a_mirror_is_named(tmp_path) -> 
 ])
 def test_a_failing_study_is_named_and_the_next_ones_go_on(tmp_path, fail, step,
                                                           skipped) -> None:
-    code, calls, out = make(tmp_path, fail=fail)
+    code, calls, out = make(tmp_path, target="reproduce", fail=fail)
     assert code != 0
     assert f"pipeline: FAILED beta at {step}" in out
     expected = [*full("alpha"), *(s for s in full("beta") if s not in skipped),
-                *full("gamma"), "report offline"]
+                *full("gamma"), "report results"]
     assert steps(calls) == expected
     assert failures(out) == [f"beta ({step})"]
 
 
 @needs_tools
 def test_two_failing_studies_are_both_named_and_the_rest_still_run(tmp_path) -> None:
-    code, calls, out = make(tmp_path, fail="alpha:fetch:1 beta:run:3")
+    code, calls, out = make(tmp_path, target="reproduce", fail="alpha:fetch:1 beta:run:3")
     assert code != 0
     assert "pipeline: FAILED alpha at fetch" in out
     assert "pipeline: FAILED beta at run (exit 3)" in out
     assert "2 failure(s) over 3 studies" in out
     assert failures(out) == ["alpha (fetch)", "beta (run (exit 3))"]
-    assert steps(calls)[-5:] == [*full("gamma"), "report offline"]
+    assert steps(calls)[-5:] == [*full("gamma"), "report results"]
+    assert all(c.endswith("--missing-data refuse") for c in calls if c.startswith("run "))
+
+
+@needs_tools
+def test_offline_a_fetch_that_fails_runs_the_study_without_the_missing_data(tmp_path) -> None:
+    """No network: the twin runs on what it has, the cells of the sets it could not get are
+    recorded as skipped by ``ordauc run --missing-data skip``, and the pipeline succeeds,
+    naming the study in its closing lines."""
+    code, calls, out = make(tmp_path, fail="beta:fetch:1")
+    assert code == 0, out
+    assert "FAILED" not in out
+    assert steps(calls) == [*full("alpha"), *full("beta"), *full("gamma"), "report offline"]
+    assert all(c.endswith("--missing-data skip") for c in calls if c.startswith("run "))
+    assert "pipeline: beta: some datasets could not be fetched; running the others" in out
+    assert out.rstrip().endswith("each saying which `ordauc fetch` gets it): beta")
 
 
 @needs_tools

@@ -266,6 +266,36 @@ def test_dry_run_plans_datasets_not_fetched_yet_and_run_refuses_them(
     assert "dataset(s) codrna are not fetched yet; run `ordauc fetch codrna` first" in stderr
 
 
+def test_missing_data_skip_records_their_cells_and_a_later_run_fills_them(
+        test_solvers, write_config, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ordauc import data
+
+    config = write_config({**STUDY, "datasets": ["breast_cancer", "diabetes"],
+                           "solvers": {"mean_ranker": None}})
+    out = tmp_path / "out"
+    prepared = data.is_prepared
+    monkeypatch.setattr(data, "is_prepared", lambda name, data_dir=None: (
+        name != "breast_cancer" and prepared(name, data_dir)))
+    code, _, stderr = cli("run", config, "--out", out, "--missing-data", "skip")
+    assert code == 0, stderr
+    assert "dataset(s) breast_cancer not fetched: their cells are recorded as skipped" in stderr
+    table = pd.read_csv(out / "results.csv").set_index("dataset")
+    skipped = table.loc["breast_cancer"]
+    assert skipped["status"] == "skipped" and pd.isna(skipped["auc"])
+    assert skipped["message"] == ("dataset breast_cancer is not fetched: `ordauc fetch "
+                                  "breast_cancer` gets it, and the next run fills this cell")
+    assert table.loc["diabetes", "status"] == "ok"
+    # still not fetched: kept as skipped, nothing run
+    assert cli("run", config, "--out", out, "--missing-data", "skip")[2].count("0 run now")
+    monkeypatch.setattr(data, "is_prepared", prepared)  # fetched now: the same run fills it
+    code, _, stderr = cli("run", config, "--out", out)
+    assert code == 0, stderr
+    rows = pd.read_csv(out / "results.csv").drop_duplicates("key", keep="last")
+    assert (rows["status"] == "ok").all() and len(rows) == 2
+    code, _, stderr = cli("run", config, "--out", out, "--missing-data", "sometimes")
+    assert code == 2 and "--missing-data must be one of refuse, skip, got 'sometimes'" in stderr
+
+
 def test_official_test_split_and_data_dir_reach_the_cell(test_solvers, write_config, cli,
                                                           tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:

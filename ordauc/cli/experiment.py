@@ -76,6 +76,11 @@ def run_cmd(
     data_dir: Annotated[Path | None, typer.Option(
         "--data-dir", help="Data cache (default: $ORDAUC_DATA, else ./datasets).",
         show_default=False)] = None,
+    missing_data: Annotated[str, typer.Option(
+        "--missing-data", help="refuse: a dataset not fetched yet stops the run before it "
+        "starts. skip: its cells are recorded as skipped, saying which `ordauc fetch` gets it, "
+        "and the other datasets run; the next run fills those cells once it is fetched.",
+        metavar="refuse|skip")] = "refuse",
     memory_limit: Annotated[str | None, typer.Option(
         "--memory-limit", help="Memory the run may use, shared by the cells running at once "
         "(e.g. 12GB); a cell whose solver needs more is recorded as skipped without starting. "
@@ -104,10 +109,14 @@ def run_cmd(
     from ordauc.experiment import RunOptions
     from ordauc.experiment.backends import make_backend
     from ordauc.experiment.halving import PROFILES
+    from ordauc.experiment.runner import MISSING_DATA
     from ordauc.experiment.study import StudyRecord, default_out
 
     if profile not in PROFILES:
         raise UserError(f"--profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    if missing_data not in MISSING_DATA:
+        raise UserError(f"--missing-data must be one of {', '.join(MISSING_DATA)}, got "
+                        f"{missing_data!r}")
     make_backend(backend, n_jobs, scheduler)  # a bad option fails before the config is read
     settings = load_config(config)
     text = config.read_text(encoding="utf-8")
@@ -115,13 +124,20 @@ def run_cmd(
     options = RunOptions(out=out if out is not None else default_out(study),
                          n_jobs=n_jobs, backend=backend, scheduler=scheduler, force=force,
                          rerun_older=rerun_older, config_text=text, study=study,
-                         profile=profile,
+                         profile=profile, missing_data=missing_data,
                          data_dir=None if data_dir is None else str(data_dir),
                          memory_limit=memory_bytes(memory_limit, "--memory-limit"))
     if dry_run:
         typer.echo(f"{'profile':8} {PROFILE_NOTES[profile]}")
         _print_dry_run(settings, options, estimate)
         return
+    if missing_data == "skip":
+        from ordauc.experiment.runner import unfetched
+
+        if missing := unfetched(settings, options.data_dir):
+            print(f"ordauc: dataset(s) {', '.join(missing)} not fetched: their cells are "
+                  f"recorded as skipped (`ordauc fetch {' '.join(missing)}`, then the same run "
+                  "again, fills them)", file=sys.stderr)
     if debug:
         from ordauc.experiment import debug_cell
 

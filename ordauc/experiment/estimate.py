@@ -146,6 +146,14 @@ def _sizes(cell: Any, sizes: dict, evaluate: str = "test") -> tuple[int, int, in
     return n_l, n_u, n_eval, _catalogue_value(entry, cell.dataset.params, "d") or 10, k
 
 
+def catalogue_split(cell: Any, evaluate: str = "test") -> Any:
+    """The :class:`~ordauc.experiment.preflight.SplitSizes` a cell of a dataset not fetched
+    will have, read off the catalogue (what the rows of its skipped cells report)."""
+    from ordauc.experiment.preflight import SplitSizes
+
+    return SplitSizes(*_sizes(cell, {}, evaluate)[:4])
+
+
 def _catalogue_value(entry: Any, params: dict[str, Any], field: str) -> int:
     """A catalogue size (``n``, ``d``, ``n_classes``) under the spec's load parameters: the
     parameter that sets it (``set_by``), ``n_rows`` (a seeded subset of the training rows) for

@@ -40,6 +40,7 @@ from ordauc.experiment.study import StudyRecord, check_study, write_study_record
 
 STATUS_ORDER = ("ok", "skipped", "error", "timeout")
 KEPT_STATES = ("done", "older")  # cells whose rows a run keeps as they are
+MISSING_DATA = ("refuse", "skip")  # what a run does with datasets not fetched yet
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class RunOptions:
     config_text: str | None = None  # the study's YAML as given: kept in the folder
     study: StudyRecord | None = None  # the config the folder serves (study.json)
     profile: str = "paper"  # or "quick" (ordauc.experiment.halving)
+    missing_data: str = "refuse"  # or "skip": cells of datasets not fetched recorded skipped
 
 
 @dataclass(frozen=True)
@@ -159,16 +161,34 @@ def prepare(config: Config, options: RunOptions, skip: list[str] | None = None) 
     backend = make_backend(options.backend, options.n_jobs, options.scheduler)
     backend.check()
     missing = unfetched(config, options.data_dir)
-    if skip is None and missing:
+    if skip is None and missing and options.missing_data == "skip":
+        skip = missing
+    elif skip is None and missing:
         raise UserError(f"dataset(s) {', '.join(missing)} are not fetched yet; run "
-                        f"`ordauc fetch {' '.join(missing)}` first")
+                        f"`ordauc fetch {' '.join(missing)}` first (or --missing-data skip)")
     plan = make_plan(config, options.data_dir, options.profile)
     checked = preflight(plan, config, options.data_dir, skip=skip or (),
                         memory_limit=options.memory_limit,
                         n_jobs=backend.parallel_cells() if backend.name == "loky" else 1)
+    if missing and options.missing_data == "skip":
+        checked = _skip_unfetched(plan, checked, missing, config.evaluate)
     if checked.dropped:  # resampling beyond_data: drop, budgets a dataset cannot fill
         plan = replace(plan, cells=tuple(c for c in plan.cells if c.key not in checked.dropped))
     return Prepared(plan, checked, backend)
+
+
+def _skip_unfetched(plan: Plan, checked: Preflight, missing: list[str], evaluate: str
+                    ) -> Preflight:
+    """The cells of the datasets not fetched as skips (survey() runs them once fetched), their
+    rows sized from the catalogue."""
+    from ordauc.experiment.estimate import catalogue_split
+
+    cells = [cell for cell in plan.cells if cell.dataset.name in missing]
+    skips = {cell.key: f"dataset {cell.dataset.name} is not fetched: `ordauc fetch "
+                       f"{cell.dataset.name}` gets it, and the next run fills this cell"
+             for cell in cells}
+    sizes = {cell.split_key: catalogue_split(cell, evaluate) for cell in cells}
+    return replace(checked, skips={**checked.skips, **skips}, sizes={**checked.sizes, **sizes})
 
 
 @dataclass(frozen=True)
