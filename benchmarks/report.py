@@ -565,6 +565,7 @@ SECTIONS = (
           ("reproduction", "The reproduction"),
           ("samult_folds", "SAMULT's folds share their eigendecomposition"),
           ("qsg_cv", "QSG candidates scored inside their pass"),
+          ("qsg_folds", "QSG folds in lockstep"),
           ("npsvor_sweep", "NPSVOR's tolerance sweep as one task"),
           ("estimate_stability", "The estimate under load"))),
 )
