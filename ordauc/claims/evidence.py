@@ -26,7 +26,19 @@ SIMILAR_CAP = 0.02  # C4: a mean gap of 2 points is never "similar"
 PAIRED_SHARE = 0.8  # C2: a comparison needs 80 % of the planned repetitions paired
 LOWER_IS_BETTER = {"auc": False, "c_index": False, "mze": True, "mae": True,
                    "fit_time_s": True, "cv_time_s": True, "predict_time_s": True}
-MEMORY_ERROR = re.compile(r"MemoryError|out of memory|Unable to allocate|Killed|137", re.I)
+# C7: an error reads as memory exhaustion when its message names it (Python's MemoryError,
+# numpy's "Unable to allocate", "out of memory" of a library, the kernel, CUDA or Slurm's
+# OUT_OF_MEMORY, an oom-kill) or the way the kernel's OOM killer ends a process, SIGKILL, as it
+# is reported: "killed by SIGKILL" (a cell's process), "(signal 9)" (a worker), "Killed" (a
+# shell; capitalised, as a shell prints it: "killed by SIGTERM" is someone stopping the run),
+# and an exit status of 137 = 128 + 9 (shells, containers, batch systems) or -9 (Python's
+# return code for a signal). A number counts only as such an exit status, after "exit" or
+# "return" and "code" or "status": "1370 rows" or "seed 137" is no kill.
+_EXIT_KILLED = (r"(?:\b(?:exit|exited|return|returned)\b[^\d\n]{0,20}?\b(?:code|status)"
+                r"|\b(?:exit|return)_?code)[\s:=]{0,3}(?:137|-9)(?!\d)|\bEXIT\(137\)")
+MEMORY_ERROR = re.compile(r"MemoryError|Unable to allocate|\bout[ _]of[ _]memory\b"
+                          r"|\boom[-_ ]?kill|(?-i:\bKilled\b)|\bSIGKILL\b|\bsignal 9\b|"
+                          + _EXIT_KILLED, re.I)
 
 
 def lower_is_better(metric: str) -> bool:

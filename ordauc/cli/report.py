@@ -1,9 +1,9 @@
 """Commands `plot` and `report`.
 
 Both are quiet by default: one line says where the figures or the page are; ``-v`` prints
-every file written (and the report's summary). A warning a library raises while they run is
-not let through as a traceback-like note: it is counted on one line, and shown whole with
-``-v``.
+every file written (``plot``), or the summary and every file written (``report``). A warning a
+library raises while they run is not let through as a traceback-like note: it is counted on one
+line, and shown whole with ``-v``.
 """
 
 from __future__ import annotations
@@ -18,13 +18,20 @@ import typer
 
 from ordauc.cli import app
 
-# The argument both commands read: a results folder of `ordauc run`.
+# The folder the commands read: a results folder of `ordauc run`; report also takes a folder of
+# them (results/). Each command's -v says what that command prints: plot has no summary.
 ResultsDir = Annotated[Path, typer.Argument(
     help="Results folder written by `ordauc run` (holds results.csv).", metavar="DIR",
     show_default=False)]
-Verbose = Annotated[bool, typer.Option(
-    "--verbose", "-v", help="Print every file written (and the report's summary), not just "
-    "where they are.")]
+StudiesDir = Annotated[Path, typer.Argument(
+    help="Results folder written by `ordauc run` (holds results.csv), or a folder of them.",
+    metavar="DIR", show_default=False)]
+PlotVerbose = Annotated[bool, typer.Option(
+    "--verbose", "-v", help="List every figure file written, not just the folder they are "
+    "in.")]
+ReportVerbose = Annotated[bool, typer.Option(
+    "--verbose", "-v", help="Print the report's summary and every file written, not just "
+    "where the page is.")]
 
 T = TypeVar("T")
 
@@ -70,14 +77,14 @@ def plot(
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", help="Metric of the critical-difference diagrams, repeatable (default: "
         "the study's own, as for `ordauc report`).", show_default=False)] = None,
-    verbose: Verbose = False,
+    verbose: PlotVerbose = False,
 ) -> None:
     """Figures from a results folder: AUC boxplots and training-time curves, PNG and PDF.
 
     One AUC boxplot per dataset and one of all datasets (where the solvers give scores), a
     boxplot per dataset of each of the study's other metrics, and per dataset the training
     time against the size the study varies (none for a study run at one size), into
-    DIRECTORY/figures (or --out); with curves.csv, per dataset the convergence of 1 - AUC and
+    DIR/figures (or --out); with curves.csv, per dataset the convergence of 1 - AUC and
     of the relative objective. Each solver has one colour, marker and line style in every
     figure (a variant of a solver: its colour, its own marker and dash). One line says where
     the figures are; -v lists them.
@@ -99,7 +106,7 @@ def plot(
 
 @app.command()
 def report(
-    directory: ResultsDir,
+    directory: StudiesDir,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Folder for the tables (default: DIR/report).", show_default=False)] = None,
     metric: Annotated[list[str] | None, typer.Option(
@@ -109,7 +116,7 @@ def report(
     alpha: Annotated[float, typer.Option(
         "--alpha", help="Significance level of the Wilcoxon and Friedman tests.",
         min=0.0, max=1.0)] = 0.05,
-    verbose: Verbose = False,
+    verbose: ReportVerbose = False,
 ) -> None:
     """A study's page and tables, or the index over a folder of studies.
 

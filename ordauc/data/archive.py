@@ -49,11 +49,6 @@ def compression(filename: str) -> str | None:
     return _STREAM_SUFFIXES.get(PurePosixPath(filename.lower()).suffix)
 
 
-def plain_name(filename: str) -> str:
-    """The name without its compression suffix (``ijcnn1.bz2`` -> ``ijcnn1``)."""
-    return filename[: -len(PurePosixPath(filename).suffix)] if compression(filename) else filename
-
-
 def open_stream(path: Path) -> BinaryIO:
     """A binary stream of the file's content, decompressed according to its name."""
     kind = compression(path.name)

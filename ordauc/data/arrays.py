@@ -155,8 +155,3 @@ def sha256_file(path: Path, block: int = 1 << 20) -> str:
             h.update(chunk)
     return h.hexdigest()
 
-
-def header_shape(path: Path) -> tuple[int, ...]:
-    """The shape recorded in a ``.npy`` header (cheap: reads the first bytes only)."""
-    return npy_info(path)[1]
-

@@ -20,7 +20,7 @@ from ordauc.data.cache import MANIFEST, DataCache, write_json_atomic
 from ordauc.data.catalog import CATALOG
 from ordauc.data.download import NO_SPACE, Obtained, obtain
 from ordauc.data.manifest import build
-from ordauc.data.prepare import Context, recipes
+from ordauc.data.prepare import Context, Recipe
 from ordauc.data.spec import Entry
 from ordauc.errors import UserError
 
@@ -33,6 +33,22 @@ class Fetched:
     status: str  # "prepared" or "cached"
     path: Path
     warnings: tuple[str, ...] = ()
+
+
+def recipes() -> dict[str, Recipe]:
+    """Recipe name (an entry's ``recipe``) -> function. The recipe modules are imported here,
+    on demand, so that listing the catalogue loads none of them (TF-IDF, parsers); and here
+    rather than in :mod:`ordauc.data.prepare`, which every recipe imports."""
+    from ordauc.data import recipe_movielens, recipe_partitions, recipe_tables, recipe_text
+
+    return {
+        "svmlight": recipe_tables.svmlight,
+        "table": recipe_tables.table,
+        "chu": recipe_partitions.chu,
+        "orreview": recipe_partitions.orreview,
+        "amazon": recipe_text.amazon,
+        "movielens": recipe_movielens.movielens,
+    }
 
 
 def entry_of(name: str) -> Entry:

@@ -1,8 +1,9 @@
 """Preparation shared by every recipe: the context a recipe gets, dense array output, scaling.
 
-A recipe turns the downloaded files of one catalogue entry into arrays in a staging folder and
-returns the manifest's description of them. Labels are stored in one of three forms, which
-``ordauc.data.store`` turns into a :class:`~ordauc.data.dataset.Dataset`:
+A recipe (a :data:`Recipe`, in the ``recipe_*`` modules) turns the downloaded files of one
+catalogue entry into arrays in a staging folder and returns the manifest's description of them.
+Labels are stored in one of three forms, which ``ordauc.data.store`` turns into a
+:class:`~ordauc.data.dataset.Dataset`:
 
 - ``class_labels``: the source's own class labels (``y_orig``); the binary label is derived at
   load time from the positive class (a load parameter, recorded in ``info``);
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ordauc.data.archive import safe_extract
-from ordauc.data.arrays import NpyWriter, column_range, iter_rows
+from ordauc.data.arrays import NpyWriter, column_range, iter_rows, npy_info
 from ordauc.data.spec import Entry
 from ordauc.errors import UserError
 
@@ -70,21 +71,9 @@ class Context:
         return dest
 
 
+# What every recipe is. The recipes import this module and it imports none of them: the
+# table of recipes by name is kept by their one caller (:func:`ordauc.data.fetch.recipes`).
 Recipe = Callable[[Context], dict[str, Any]]
-
-
-def recipes() -> dict[str, Recipe]:
-    """Recipe name -> function; imported on demand so the catalogue stays cheap to load."""
-    from ordauc.data import recipe_movielens, recipe_partitions, recipe_tables, recipe_text
-
-    return {
-        "svmlight": recipe_tables.svmlight,
-        "table": recipe_tables.table,
-        "chu": recipe_partitions.chu,
-        "orreview": recipe_partitions.orreview,
-        "amazon": recipe_text.amazon,
-        "movielens": recipe_movielens.movielens,
-    }
 
 
 def minmax(X: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -173,15 +162,11 @@ def label_counts(y: np.ndarray) -> dict[str, int]:
 
 
 def _rows(path: Path) -> int:
-    from ordauc.data.arrays import npy_info
-
     return npy_info(path)[1][0]
 
 
 def _copy_rows(src: Path, dst: Path, start: int, stop: int, lo: np.ndarray | None,
                hi: np.ndarray | None) -> str:
-    from ordauc.data.arrays import npy_info
-
     dtype, shape, _ = npy_info(src)
     with NpyWriter(dst, dtype, shape[1:]) as w:
         for block in iter_rows(src, start, stop):

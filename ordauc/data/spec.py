@@ -87,7 +87,7 @@ class Entry:
     name : the dataset's name in configs and on the command line.
     task : ``binary`` or ``ordinal``.
     paper : the paper whose experiments use it (empty for the built-in sets).
-    recipe : how the downloaded files are prepared (:func:`ordauc.data.prepare.recipes`), or
+    recipe : how the downloaded files are prepared (:func:`ordauc.data.fetch.recipes`), or
         ``builtin`` for a set made by ``loader``.
     sources : the published files by role (none for a built-in set).
     n, d, n_classes : rows (the training rows where the source splits), features and classes,

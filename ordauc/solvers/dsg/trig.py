@@ -1,9 +1,10 @@
 """float32 cosine and sine of the random-feature arguments, compiled, for the training loops.
 
-Evaluating f on the whole unlabeled pool (:mod:`.engine`) and on every model of a grid pass
-(:mod:`.grid`) is cos / sin of W x and little else. numpy's float32 cos and sin cost about 2 ns a
-value each here; these loops, which share one argument reduction between cos and sin and let
-LLVM vectorise the polynomials, cost about 0.5 ns (cos) and 0.7 ns (cos and sin).
+Evaluating f at the unlabeled points (:mod:`ordauc.solvers.dsg.unlabeled`: for one model, for
+every model of a grid pass at once, and on the whole pool when the pass keeps it) is cos / sin
+of W x and little else. numpy's float32 cos and sin cost about 2 ns a value each here; these
+loops, which share one argument reduction between cos and sin and let LLVM vectorise the
+polynomials, cost about 0.5 ns (cos) and 0.7 ns (cos and sin).
 
 Method (Cephes' sinf / cosf): k = round(x 2/pi), r = x - k pi/2 in three float32 parts (Cody and
 Waite), minimax polynomials of degree 7 (sin) and 8 (cos) on |r| <= pi/4, and the quadrant k mod
@@ -13,8 +14,9 @@ rounding, far below the rounding of the float32 argument W x itself (ulp(x) ~ 6e
 Arguments beyond ``LIMIT`` (never met with features scaled to [0, 1]) go to numpy, so the
 reduction never relies on a fused multiply-add being available.
 
-The scoring path (``decision_function``, :meth:`FeatureBlocks.evaluate` by default) keeps
-numpy's cosine: a fitted model scores as before.
+The scoring path (``decision_function``,
+:meth:`~ordauc.solvers.dsg.random_features.FeatureBlocks.evaluate` by default) keeps numpy's
+cosine: a fitted model scores as before.
 
 Which is faster depends on the machine (numpy may call a vectorised libm, the compiled loop needs
 LLVM to vectorise it), so each process times both once, at the engine's shapes, before its first
