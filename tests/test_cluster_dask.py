@@ -26,8 +26,9 @@ pytest.importorskip("distributed", reason="the dask backend needs dask.distribut
 
 from ordauc.errors import UserError  # noqa: E402
 from ordauc.experiment import cluster as cluster_module  # noqa: E402
+from ordauc.experiment.backends import make_backend  # noqa: E402
 from ordauc.experiment.cell import DatasetRef  # noqa: E402
-from ordauc.experiment.cluster import Scattered, make_cluster_backend  # noqa: E402
+from ordauc.experiment.cluster import Scattered  # noqa: E402
 from ordauc.experiment.watch import seconds_from_env  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,10 +212,10 @@ def test_each_task_scatters_the_partition_it_loads(write_config, tmp_path: Path)
 
 def test_bad_cluster_options_are_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UserError, match=r"^--backend dask needs --scheduler ADDRESS"):
-        make_cluster_backend("dask", 2, None)
+        make_backend("dask", 2, None)
     with pytest.raises(UserError, match=r"^--backend must be one of loky, dask, slurm, pbs, "
                                         r"got 'ray'$"):
-        make_cluster_backend("ray", 2, None)
+        make_backend("ray", 2, None)
     monkeypatch.setenv("ORDAUC_WORKER_LOST_WAIT", "soon")
     with pytest.raises(UserError, match=r"^ORDAUC_WORKER_LOST_WAIT must be a number of "
                                         r"seconds \(0 or more\), got 'soon'$"):

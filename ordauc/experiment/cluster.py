@@ -1,8 +1,11 @@
 """Cluster backends: cells on the workers of a dask.distributed scheduler.
 
-- :class:`DaskBackend` (``dask``): a scheduler someone started (``--scheduler ADDRESS``).
-- ``slurm`` and ``pbs`` (:mod:`ordauc.experiment.jobqueue`): a scheduler in this process whose
-  workers are batch jobs, through dask-jobqueue.
+One backend class, :class:`DaskBackend`, serves ``dask``, ``slurm`` and ``pbs``; what differs
+is where its scheduler and workers come from, its ``source`` (a :class:`ClusterSource`):
+
+- :class:`SchedulerAddress` (``dask``): a scheduler someone started (``--scheduler ADDRESS``).
+- :class:`~ordauc.experiment.jobqueue.JobqueueCluster` (``slurm``, ``pbs``): a scheduler in
+  this process whose workers are batch jobs, through dask-jobqueue.
 
 A run goes through dask.distributed's own API (:class:`Dispatch`):
 
@@ -12,7 +15,8 @@ A run goes through dask.distributed's own API (:class:`Dispatch`):
   client. On the worker the task runs :func:`~ordauc.experiment.cell.run_cell` on a copy of
   itself whose ``data`` is a :class:`Scattered` handle. Only the client needs the data folder.
   A dataset is released when its last task is back.
-- Rows come back as cells finish (``as_completed``); the runner records them as with loky.
+- Rows come back as cells finish (``distributed.as_completed``); the runner records them as
+  with loky.
 - A worker that dies loses no cell: dask runs its tasks again elsewhere. A task that killed
   more than ``distributed.scheduler.allowed-failures`` workers ends ``KilledWorker`` and its
   cells get ``error`` rows naming the lost workers. A task whose scattered dataset was lost
@@ -36,12 +40,14 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from ordauc.errors import UserError
 from ordauc.experiment.cell import DatasetRef, describe, load_repetition, lost_rows, warm_up
@@ -55,8 +61,9 @@ from ordauc.experiment.watch import (
     seconds_from_env,
 )
 
-CLUSTER_BACKENDS = ("dask", "slurm", "pbs")  # the --backend names this module serves
+CLUSTER_BACKENDS = ("dask", "slurm", "pbs")  # the --backend names DaskBackend serves
 _SCATTER_WAIT_S = 5.0  # for a worker to scatter to; none by then: the task waits with the rest
+_POLL_S = 0.02  # how often a dispatch waiting for a result asks whether one is back
 
 
 @dataclass(frozen=True)
@@ -85,32 +92,33 @@ class Scattered:
         return self.dataset if extra == self.extra else self.ref.load(**extra)
 
 
-class DaskBackend:
-    """Cells on the workers of the dask.distributed scheduler at ``scheduler``.
+class ClusterSource(Protocol):
+    """Where a :class:`DaskBackend`'s scheduler and workers come from."""
+
+    lost_wait: float  # seconds without any worker before a run stops (ORDAUC_WORKER_LOST_WAIT)
+
+    def check(self) -> None:
+        """One sentence (a UserError) if the cluster cannot serve a run; submits nothing."""
+
+    def watch(self, n_tasks: int) -> AbstractContextManager[WorkerWatch]:
+        """The cluster ready for ``n_tasks`` tasks, as the watch of its workers (whose
+        ``client`` the run submits through); whatever was started for the run is stopped
+        on the way out."""
+
+
+class SchedulerAddress:
+    """The dask.distributed scheduler someone started, at ``scheduler`` (``tcp://host:8786``).
 
     Parameters
     ----------
     scheduler : str
-        The scheduler's address (``tcp://host:8786``).
-    n_jobs : int
-        Not used: the workers' threads are how many cells run at once (start workers with
-        ``--nthreads 1`` so that each cell has a core).
+        The scheduler's address.
     """
 
-    name = "dask"
     lost_wait = LOST_S  # default of LOST_ENV
 
-    def __init__(self, scheduler: str, n_jobs: int = -1) -> None:
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            raise UserError("--backend dask needs dask.distributed; install it with "
-                            "pip install 'ordauc[cluster]'") from None
+    def __init__(self, scheduler: str) -> None:
         self.scheduler = scheduler
-        self.n_jobs = n_jobs
-
-    def guard(self) -> None:
-        return None  # a dask worker's parent is its nanny, not this process
 
     def check(self) -> None:
         """Reach the scheduler and see a worker within ``ORDAUC_WORKER_WAIT`` seconds (10 by
@@ -125,12 +133,56 @@ class DaskBackend:
                                 f"{self.scheduler} --nthreads 1`, or set {WAIT_ENV} to wait "
                                 "longer") from None
 
+    @contextmanager
+    def watch(self, n_tasks: int) -> Iterator[WorkerWatch]:
+        with self._client() as client:
+            yield WorkerWatch(client, seconds_from_env(LOST_ENV, self.lost_wait),
+                              f"start workers (`dask worker {self.scheduler} --nthreads 1`)")
+
+    def _client(self) -> Any:
+        from distributed import Client
+
+        try:
+            return Client(self.scheduler, timeout=30, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise UserError(f"cannot reach the dask scheduler at {self.scheduler} ({exc}); "
+                            "start it (`dask scheduler`) or fix --scheduler") from None
+
+
+class DaskBackend:
+    """Cells on the workers of a dask.distributed scheduler (see the module).
+
+    Parameters
+    ----------
+    name : str
+        The ``--backend`` name (one of :data:`CLUSTER_BACKENDS`).
+    source : ClusterSource
+        Where the scheduler and its workers come from.
+    n_jobs : int
+        As given on the command line; the source reads it where it means something (the
+        workers a batch cluster keeps). How many cells run at once is the workers' threads.
+    """
+
+    def __init__(self, name: str, source: ClusterSource, n_jobs: int = -1) -> None:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise UserError(f"--backend {name} needs dask.distributed; install it with "
+                            "pip install 'ordauc[cluster]'") from None
+        self.name, self.source, self.n_jobs = name, source, n_jobs
+
+    def guard(self) -> None:
+        return None  # a dask worker's parent is its nanny, not this process
+
+    def check(self) -> None:
+        self.source.check()
+
+    def memory_share(self) -> int:
+        """1: a cell runs on a worker whose memory is its own, so the limit is per cell."""
+        return 1
+
     def data_handle(self, ref: Any) -> Any:
         return ref  # map scatters what the tasks need, each dataset once
-
-    def parallel_cells(self) -> int:
-        with self._client() as client:
-            return max(1, sum(client.nthreads().values()))
 
     def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
             lost: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
@@ -154,37 +206,8 @@ class DaskBackend:
         tasks = list(tasks)
         if not tasks:
             return
-        with self._client() as client:
-            watch = WorkerWatch(client, seconds_from_env(LOST_ENV, self.lost_wait),
-                                f"start workers (`dask worker {self.scheduler} --nthreads 1`)")
-            yield from Dispatch(client, fn, lost or lost_rows, watch).run(tasks)
-
-    def _client(self) -> Any:
-        from distributed import Client
-
-        try:
-            return Client(self.scheduler, timeout=30, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
-            raise UserError(f"cannot reach the dask scheduler at {self.scheduler} ({exc}); "
-                            "start it (`dask scheduler`) or fix --scheduler") from None
-
-
-def make_cluster_backend(name: str, n_jobs: int, scheduler: str | None) -> Any:
-    """The cluster backend ``name`` (one of :data:`CLUSTER_BACKENDS`); one sentence for a bad
-    combination."""
-    if name in ("slurm", "pbs"):
-        if scheduler is not None:
-            raise UserError(f"--backend {name} starts its own scheduler, so --scheduler does not "
-                            "apply (it goes with --backend dask)")
-        from ordauc.experiment.jobqueue import JobqueueBackend
-
-        return JobqueueBackend(name, n_jobs)
-    if name != "dask":
-        raise UserError(f"--backend must be one of loky, {', '.join(CLUSTER_BACKENDS)}, got "
-                        f"{name!r}")
-    if scheduler is None:
-        raise UserError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
-    return DaskBackend(scheduler, n_jobs)
+        with self.source.watch(len(tasks)) as watch:
+            yield from Dispatch(watch.client, fn, lost or lost_rows, watch).run(tasks)
 
 
 @dataclass(frozen=True)
@@ -312,11 +335,17 @@ class Dispatch:
         return sum(len(self.tasks[i].cells) for f, i in self.futures.items() if f.key in seen)
 
     def _ready(self) -> list[Any]:
-        """The futures done by now, after waiting up to a tick for the first one."""
-        done = self.done
-        with done.thread_condition:
-            if not done.has_ready():
-                done.thread_condition.wait(timeout=TICK_S)
+        """The futures done by now, after waiting up to a tick for the first one.
+
+        ``as_completed`` hands each future back once, when it first completes, and its
+        documented calls wait without a time limit; so a tick is waited by asking
+        ``has_ready`` every few milliseconds, which costs nothing next to a cell.
+        (``distributed.wait(..., timeout=...)`` would wait as well, but each call that times
+        out leaves a waiter behind on the client's loop for every future still out.)
+        """
+        done, deadline = self.done, time.monotonic() + TICK_S
+        while not done.has_ready() and time.monotonic() < deadline:
+            time.sleep(_POLL_S)
         return list(done.next_batch(block=False))
 
     def _submit_all(self, indices: list[int]) -> None:
