@@ -159,8 +159,9 @@ class DaskBackend:
     source : ClusterSource
         Where the scheduler and its workers come from.
     n_jobs : int
-        As given on the command line; the source reads it where it means something (the
-        workers a batch cluster keeps). How many cells run at once is the workers' threads.
+        ``--n-jobs``, kept to be read back: what it means here is the source's (the workers a
+        batch cluster keeps; nothing for a scheduler at an address). How many cells run at
+        once is the workers' threads.
     """
 
     def __init__(self, name: str, source: ClusterSource, n_jobs: int = -1) -> None:
