@@ -3,7 +3,7 @@
     python benchmarks/bench_dispatch_wait.py [--rounds 3] [--long 4] [--short 40]
 
 A ``distributed.LocalCluster`` of one worker process with one thread runs, through
-:class:`ordauc.experiment.cluster.Dispatch`, one task that sleeps ``--long`` seconds and then
+:class:`ordauc.experiment.dispatch.Dispatch`, one task that sleeps ``--long`` seconds and then
 ``--short`` tasks that return at once; the client's watch is a stand-in that asks nothing of
 the scheduler, so that only the waiting is measured. Three ways of waiting up to a tick for the
 next result, alternated in each round:
@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ordauc.experiment import cluster as cluster_module
-from ordauc.experiment.cluster import Dispatch
+from ordauc.experiment import dispatch as dispatch_module
+from ordauc.experiment.dispatch import Dispatch
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class _Condition(Dispatch):
         done = self.done
         with done.thread_condition:
             if not done.has_ready():
-                done.thread_condition.wait(timeout=cluster_module.TICK_S)
+                done.thread_condition.wait(timeout=dispatch_module.TICK_S)
         return list(done.next_batch(block=False))
 
 
@@ -73,11 +73,11 @@ class _Wait(Dispatch):
         from distributed import wait
 
         if not self.futures:
-            time.sleep(cluster_module.TICK_S)
+            time.sleep(dispatch_module.TICK_S)
             return []
         try:
             with self.client.as_current():
-                wait(list(self.futures), timeout=cluster_module.TICK_S,
+                wait(list(self.futures), timeout=dispatch_module.TICK_S,
                      return_when="FIRST_COMPLETED")
         except TimeoutError:
             return []

@@ -131,10 +131,12 @@ def _imports(module: str) -> set[str]:
 
 
 def test_the_cluster_modules_do_not_import_each_other() -> None:
-    cluster, jobqueue = _imports("cluster"), _imports("jobqueue")
-    assert not any(name.startswith("ordauc.experiment.jobqueue") for name in cluster)
-    assert not any(name.startswith("ordauc.experiment.cluster") for name in jobqueue)
-    assert not any(name.startswith("ordauc.experiment.backends") for name in cluster | jobqueue)
+    cluster, jobqueue, dispatch = _imports("cluster"), _imports("jobqueue"), _imports("dispatch")
+    assert not any(name.startswith("ordauc.experiment.jobqueue") for name in cluster | dispatch)
+    assert not any(name.startswith("ordauc.experiment.cluster") for name in jobqueue | dispatch)
+    assert not any(name.startswith("ordauc.experiment.dispatch") for name in jobqueue)
+    assert not any(name.startswith("ordauc.experiment.backends")
+                   for name in cluster | jobqueue | dispatch)
     # the factory is the one place that knows them all
     assert {"ordauc.experiment.cluster", "ordauc.experiment.jobqueue"} <= _imports("backends")
 
@@ -184,10 +186,10 @@ def test_a_dispatch_yields_each_task_once_and_leaves_no_waiters(
     pytest.importorskip("distributed")
     from distributed import Client, LocalCluster
 
-    from ordauc.experiment import cluster as cluster_module
-    from ordauc.experiment.cluster import Dispatch
+    from ordauc.experiment import dispatch as dispatch_module
+    from ordauc.experiment.dispatch import Dispatch
 
-    monkeypatch.setattr(cluster_module, "TICK_S", 0.1)  # many waits within the long task
+    monkeypatch.setattr(dispatch_module, "TICK_S", 0.1)  # many waits within the long task
     tasks = [_Task((0,), None, 1.5)] + [_Task((i,), None, 0.0) for i in range(1, 41)]
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                       dashboard_address=None) as cluster, \
