@@ -170,7 +170,8 @@ class Dispatch:
         for source in self.sources:
             if source is not None:
                 self.users[source.key] += 1
-        self.done = as_completed(loop=self.client.loop, with_results=False)
+        with self.client.as_current():  # as_completed runs on the current client's loop
+            self.done = as_completed(with_results=False)
         self._submit_all(list(range(len(tasks))))
         while self.futures or self.retry:
             for future in self._ready():
