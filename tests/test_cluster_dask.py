@@ -25,9 +25,10 @@ pytest.importorskip("distributed", reason="the dask backend needs dask.distribut
                     "(pip install 'ordauc[cluster]')")
 
 from ordauc.errors import UserError  # noqa: E402
-from ordauc.experiment import cluster as cluster_module  # noqa: E402
+from ordauc.experiment import dispatch as dispatch_module  # noqa: E402
+from ordauc.experiment.backends import make_backend  # noqa: E402
 from ordauc.experiment.cell import DatasetRef  # noqa: E402
-from ordauc.experiment.cluster import Scattered, make_cluster_backend  # noqa: E402
+from ordauc.experiment.dispatch import Scattered  # noqa: E402
 from ordauc.experiment.watch import seconds_from_env  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,25 +197,25 @@ def test_each_task_scatters_the_partition_it_loads(write_config, tmp_path: Path)
     config = load_config(path)
     options = RunOptions(out=tmp_path / "out")
     tasks = build_tasks(prepare(config, options), config, options)
-    sources = [cluster_module._source(t) for t in tasks]
+    sources = [dispatch_module._source(t) for t in tasks]
     assert all(s is not None and s.extra == {} for s in sources)
     assert len({s.key for s in sources}) == 2  # one per dataset, whatever the repetitions
     # a partitioned resampling loads its repetition's partition: that is what is scattered
     task = tasks[-1]
     cell = replace(task.cell, resampling=replace(task.cell.resampling, kind="partitions"))
-    source = cluster_module._source(replace(task, cells=(cell,)))
+    source = dispatch_module._source(replace(task, cells=(cell,)))
     assert source.extra == {"partition": task.cell.repetition} and source.key not in {
         s.key for s in sources}
     # a handle that is not a DatasetRef is shipped as it is
-    assert cluster_module._source(replace(task, data=Scattered(task.data, {}, None))) is None
+    assert dispatch_module._source(replace(task, data=Scattered(task.data, {}, None))) is None
 
 
 def test_bad_cluster_options_are_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UserError, match=r"^--backend dask needs --scheduler ADDRESS"):
-        make_cluster_backend("dask", 2, None)
+        make_backend("dask", 2, None)
     with pytest.raises(UserError, match=r"^--backend must be one of loky, dask, slurm, pbs, "
                                         r"got 'ray'$"):
-        make_cluster_backend("ray", 2, None)
+        make_backend("ray", 2, None)
     monkeypatch.setenv("ORDAUC_WORKER_LOST_WAIT", "soon")
     with pytest.raises(UserError, match=r"^ORDAUC_WORKER_LOST_WAIT must be a number of "
                                         r"seconds \(0 or more\), got 'soon'$"):

@@ -28,7 +28,8 @@ if importlib.util.find_spec("dask_jobqueue") is None:
 
 from ordauc.errors import UserError  # noqa: E402
 from ordauc.experiment import backends  # noqa: E402
-from ordauc.experiment.cluster import CLUSTER_BACKENDS, make_cluster_backend  # noqa: E402
+from ordauc.experiment.backends import make_backend  # noqa: E402
+from ordauc.experiment.cluster import CLUSTER_BACKENDS  # noqa: E402
 
 STUDY = {"datasets": ["breast_cancer"],
          "resampling": {"kind": "budget", "repeats": 2, "n_labeled": [40], "n_unlabeled": [50]},
@@ -112,7 +113,7 @@ def test_without_the_submit_command_is_one_sentence(write_config, cli, tmp_path:
     monkeypatch.setenv("PATH", str(empty))
     for name, submit, title in (("slurm", "sbatch", "Slurm"), ("pbs", "qsub", "PBS")):
         with pytest.raises(UserError) as caught:
-            make_cluster_backend(name, 4, None)
+            make_backend(name, 4, None)
         assert str(caught.value) == (
             f"--backend {name} submits its workers with {submit}, which is not on PATH here; "
             f"run ordauc where {title} is (a login node), or start workers by hand and use "
@@ -128,10 +129,10 @@ def test_without_dask_jobqueue_or_with_a_scheduler_is_one_sentence(
     with pytest.raises(UserError, match=r"^--backend slurm starts its own scheduler, so "
                                         r"--scheduler does not apply \(it goes with --backend "
                                         r"dask\)$"):
-        make_cluster_backend("slurm", 2, "tcp://127.0.0.1:8786")
+        make_backend("slurm", 2, "tcp://127.0.0.1:8786")
     monkeypatch.setitem(sys.modules, "dask_jobqueue", None)  # as if not installed
     with pytest.raises(UserError) as caught:
-        make_cluster_backend("pbs", 2, None)
+        make_backend("pbs", 2, None)
     assert str(caught.value) == ("--backend pbs needs dask-jobqueue; install it with pip "
                                  "install 'ordauc[cluster]'")
 
@@ -144,7 +145,7 @@ def test_without_dask_jobqueue_or_with_a_scheduler_is_one_sentence(
 ])
 def test_the_job_script_is_dask_jobqueue_configuration(system: str, expected: list[str],
                                                         batch_system, dask_folder: Path) -> None:
-    backend = make_cluster_backend(system, 3, None)
+    backend = make_backend(system, 3, None)
     with pytest.raises(UserError) as caught:  # no configuration yet: cores and memory asked
         backend.check()
     assert str(caught.value) == (
@@ -153,7 +154,7 @@ def test_the_job_script_is_dask_jobqueue_configuration(system: str, expected: li
         "~/.config/dask/jobqueue.yaml")
     configure(dask_folder, system, **SETTINGS, **{"job-extra-directives": ["--qos=low"]})
     backend.check()  # builds the script, submits nothing
-    script = backend.job_script()
+    script = backend.source.job_script()
     for line in [*expected, "module load python/3.11", "--nthreads 2", sys.executable,
                  "tcp://SCHEDULER:8786"]:
         assert line in script, script

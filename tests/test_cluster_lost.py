@@ -184,7 +184,7 @@ def test_killed_worker_rows_name_every_worker_the_task_was_on(write_config,
 
     from ordauc.config import load_config
     from ordauc.experiment.cell import lost_rows, run_cell
-    from ordauc.experiment.cluster import Dispatch
+    from ordauc.experiment.dispatch import Dispatch
     from ordauc.experiment.runner import RunOptions, build_tasks, prepare
 
     config = load_config(write_config({"datasets": ["breast_cancer"],

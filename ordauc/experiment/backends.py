@@ -1,5 +1,8 @@
 """Execution backends: where cells run. Each owns its workers and its orphan guard.
 
+What every backend offers the runner is the :class:`Backend` protocol; :func:`make_backend`
+makes the one ``--backend`` names.
+
 - :class:`LocalBackend` (``loky``): worker processes on this machine, one single-worker loky
   executor per cell that runs at once (a *slot*), each given one task at a time. BLAS is
   capped at one thread per worker from the start (the thread variables are in the worker's
@@ -10,9 +13,11 @@
   (:func:`~ordauc.experiment.cell.lost_rows`), the slot gets a new worker and the other cells
   run on; the next run retries them, as it retries every failed cell. ``--n-jobs 1`` runs the
   cells in this process, one after another.
-- the cluster backends (``dask``, ``slurm``, ``pbs``, in :mod:`ordauc.experiment.cluster`):
-  the workers of a dask.distributed scheduler, reached at its address or started as batch
-  jobs through dask-jobqueue.
+- the cluster backends (``dask``, ``slurm``, ``pbs``): one
+  :class:`~ordauc.experiment.cluster.DaskBackend`, on the workers of a dask.distributed
+  scheduler reached at its address (:class:`~ordauc.experiment.cluster.SchedulerAddress`) or
+  started with workers as batch jobs through dask-jobqueue
+  (:class:`~ordauc.experiment.jobqueue.JobqueueCluster`).
 
 A backend also decides how a dataset reaches a cell (``data_handle``).
 """
@@ -25,11 +30,12 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from ordauc.errors import UserError
-from ordauc.experiment.cluster import CLUSTER_BACKENDS
+from ordauc.experiment.cluster import CLUSTER_BACKENDS, DaskBackend, SchedulerAddress
 from ordauc.experiment.isolate import ParentGuard
+from ordauc.experiment.jobqueue import SYSTEMS, JobqueueCluster
 
 BACKENDS = ("loky", *CLUSTER_BACKENDS)
 
@@ -41,6 +47,52 @@ _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 _IDLE_TIMEOUT_S = 300  # an idle worker exits after this (joblib's default); a slot respawns it
 _WATCH_S = 0.5
 _NO_TASK = object()
+
+
+class Backend(Protocol):
+    """Where the cells of a run execute: what the runner asks of every backend.
+
+    ``--n-jobs`` (``n_jobs``) means, per backend:
+
+    - ``loky``: how many cells run at once on this machine, each in a worker process of its
+      own (``-1``: one per core; ``1``: in the runner's process, one after another). Those
+      cells share this machine's memory, so it is also :meth:`memory_share`.
+    - ``dask``: nothing. The workers' threads are how many cells run at once (start workers
+      with ``--nthreads 1`` so that each cell has a core).
+    - ``slurm``, ``pbs``: how many worker jobs to keep (a job that ends is submitted again
+      while cells are left); ``-1``: between one and one per task left, as dask adapts. A
+      worker runs as many cells at once as it has threads.
+
+    Attributes
+    ----------
+    name : str
+        The ``--backend`` name (one of :data:`BACKENDS`).
+    """
+
+    name: str
+
+    def check(self) -> None:
+        """Fail before any work (nothing written, nothing submitted) with one sentence, a
+        :class:`~ordauc.errors.UserError`, when the backend cannot run the cells."""
+
+    def memory_share(self) -> int:
+        """How many cells share one machine's memory at once: the memory guard gives each
+        cell the memory limit divided by this."""
+
+    def data_handle(self, ref: Any) -> Any:
+        """What a cell gets to load the dataset ``ref`` (a
+        :class:`~ordauc.experiment.cell.DatasetRef`) from: anything with ``ref``'s ``load``."""
+
+    def guard(self) -> ParentGuard | None:
+        """What a running cell checks to stop once the runner is gone; None when someone else
+        owns the workers' lifetime (a dask worker's nanny)."""
+
+    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
+            lost: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
+        """``fn(task)`` for every task, in completion order, exactly once each; for a task
+        whose worker died and that will not run again, ``lost(task, message)`` instead
+        (:func:`~ordauc.experiment.cell.lost_rows` by default). Stopping early (closing the
+        iterator) leaves no worker computing for nobody."""
 
 
 class LocalBackend:
@@ -61,8 +113,12 @@ class LocalBackend:
         return ref
 
     def parallel_cells(self) -> int:
-        """How many cells run at once (the memory guard shares the limit between them)."""
+        """How many cells run at once."""
         return (os.cpu_count() or 1) if self.n_jobs == -1 else self.n_jobs
+
+    def memory_share(self) -> int:
+        """The cells at once: all of them share this machine's memory."""
+        return self.parallel_cells()
 
     def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
             lost: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
@@ -213,17 +269,38 @@ def lost_worker_message(exc: BaseException) -> str:
     return f"its worker process was killed by {name}(signal {-code})"
 
 
-def make_backend(name: str, n_jobs: int, scheduler: str | None) -> Any:
-    """The backend the command line asked for; one sentence for a bad combination."""
+def make_backend(name: str, n_jobs: int, scheduler: str | None) -> Backend:
+    """The backend the command line asked for, the only place that maps a ``--backend`` name
+    to a backend; one sentence for a bad combination.
+
+    Parameters
+    ----------
+    name : str
+        ``--backend``, one of :data:`BACKENDS`.
+    n_jobs : int
+        ``--n-jobs`` (what it means per backend: :class:`Backend`).
+    scheduler : str or None
+        ``--scheduler``, the address of a dask scheduler (``dask`` only).
+
+    Returns
+    -------
+    Backend
+        Not checked yet: :meth:`Backend.check` reaches what it needs.
+    """
     if name not in BACKENDS:
         raise UserError(f"--backend must be one of {', '.join(BACKENDS)}, got {name!r}")
     if n_jobs == 0 or n_jobs < -1:
         raise UserError(f"--n-jobs must be a positive number of cells at once, or -1 for one "
                         f"per core, got {n_jobs}")
-    if name != "loky":
-        from ordauc.experiment.cluster import make_cluster_backend
-
-        return make_cluster_backend(name, n_jobs, scheduler)
+    if name in SYSTEMS:
+        if scheduler is not None:
+            raise UserError(f"--backend {name} starts its own scheduler, so --scheduler does not "
+                            "apply (it goes with --backend dask)")
+        return DaskBackend(name, JobqueueCluster(name, n_jobs), n_jobs)
+    if name == "dask":
+        if scheduler is None:
+            raise UserError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+        return DaskBackend(name, SchedulerAddress(scheduler), n_jobs)
     if scheduler is not None:
         raise UserError("--scheduler needs --backend dask")
     return LocalBackend(n_jobs)

@@ -1,116 +1,75 @@
 """Cluster backends: cells on the workers of a dask.distributed scheduler.
 
-- :class:`DaskBackend` (``dask``): a scheduler someone started (``--scheduler ADDRESS``).
-- ``slurm`` and ``pbs`` (:mod:`ordauc.experiment.jobqueue`): a scheduler in this process whose
-  workers are batch jobs, through dask-jobqueue.
+One backend class, :class:`DaskBackend`, serves ``dask``, ``slurm`` and ``pbs``; what differs
+is where its scheduler and workers come from, its ``source`` (a :class:`ClusterSource`):
 
-A run goes through dask.distributed's own API (:class:`Dispatch`):
+- :class:`SchedulerAddress` (``dask``): a scheduler someone started (``--scheduler ADDRESS``).
+- :class:`~ordauc.experiment.jobqueue.JobqueueCluster` (``slurm``, ``pbs``): a scheduler in
+  this process whose workers are batch jobs, through dask-jobqueue.
 
-- Datasets travel once. The client loads each dataset the tasks need (each partition a task
-  needs) once and scatters it; every task gets the scattered future as an argument, so dask
-  runs it where the data is, or copies the data from worker to worker, never again from the
-  client. On the worker the task runs :func:`~ordauc.experiment.cell.run_cell` on a copy of
-  itself whose ``data`` is a :class:`Scattered` handle. Only the client needs the data folder.
-  A dataset is released when its last task is back.
-- Rows come back as cells finish (``as_completed``); the runner records them as with loky.
-- A worker that dies loses no cell: dask runs its tasks again elsewhere. A task that killed
-  more than ``distributed.scheduler.allowed-failures`` workers ends ``KilledWorker`` and its
-  cells get ``error`` rows naming the lost workers. A task whose scattered dataset was lost
-  with every worker holding it is submitted again with the dataset scattered anew (as many
-  times). Each task's rows are yielded exactly once.
-- The client looks at the workers every second (:mod:`ordauc.experiment.watch`): the progress
-  bar shows them, and when none is left the run says so at once on stderr, waits
-  ``ORDAUC_WORKER_LOST_WAIT`` seconds (300 by default) for one, then stops with one sentence
-  (exit 3), the finished rows kept. ``check`` refuses a scheduler that has no worker within
-  ``ORDAUC_WORKER_WAIT`` seconds (10), before anything is written.
+The source hands the backend a client and the watch of its workers
+(:mod:`ordauc.experiment.watch`); the run's tasks go out through
+:class:`~ordauc.experiment.dispatch.Dispatch` (datasets scattered once, lost workers survived,
+each task's rows yielded once). The client looks at the workers every second: the progress
+bar shows them, and when none is left the run says so at once on stderr, waits
+``ORDAUC_WORKER_LOST_WAIT`` seconds (300 by default) for one, then stops with one sentence (exit
+3), the finished rows kept. ``check`` refuses a scheduler that has no worker within
+``ORDAUC_WORKER_WAIT`` seconds (10), before anything is written.
 
-A worker runs a task per thread and forks each cell from the worker process; a solver's
-warm-up in the worker and those forks take turns (:func:`_on_worker`). A dask worker's parent is
-its nanny, so no parent check applies (``guard`` is None): the scheduler owns its workers'
-lifetime. The scheduler and the workers need ordauc installed (dask unpickles the tasks there),
-not the data.
+A dask worker's parent is its nanny, so no parent check applies (``guard`` is None): the
+scheduler owns its workers' lifetime. The scheduler and the workers need ordauc installed (dask
+unpickles the tasks there), not the data.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import threading
-import uuid
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import CancelledError
-from dataclasses import dataclass, replace
-from typing import Any
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Protocol
 
 from ordauc.errors import UserError
-from ordauc.experiment.cell import DatasetRef, describe, load_repetition, lost_rows, warm_up
+from ordauc.experiment.cell import lost_rows
+from ordauc.experiment.dispatch import Dispatch
 from ordauc.experiment.watch import (
     LOST_ENV,
     LOST_S,
-    TICK_S,
     WAIT_ENV,
     WAIT_S,
     WorkerWatch,
     seconds_from_env,
 )
 
-CLUSTER_BACKENDS = ("dask", "slurm", "pbs")  # the --backend names this module serves
-_SCATTER_WAIT_S = 5.0  # for a worker to scatter to; none by then: the task waits with the rest
+CLUSTER_BACKENDS = ("dask", "slurm", "pbs")  # the --backend names DaskBackend serves
 
 
-@dataclass(frozen=True)
-class Scattered:
-    """A dataset loaded by the client and scattered to the workers, as a task sees it there.
+class ClusterSource(Protocol):
+    """Where a :class:`DaskBackend`'s scheduler and workers come from."""
 
-    ``load`` with the arguments it was loaded with returns it without reading anything; any
-    other call loads through ``ref``, the :class:`~ordauc.experiment.cell.DatasetRef` it came
-    from (the same signature, so a cell cannot tell the two apart).
+    lost_wait: float  # seconds without any worker before a run stops (ORDAUC_WORKER_LOST_WAIT)
 
-    Parameters
-    ----------
-    ref : DatasetRef
-        Where the dataset comes from.
-    extra : dict
-        The keyword arguments of ``ref.load`` it was loaded with (e.g. ``partition``).
-    dataset : Dataset
-        The loaded dataset.
-    """
+    def check(self) -> None:
+        """One sentence (a UserError) if the cluster cannot serve a run; submits nothing."""
 
-    ref: Any
-    extra: dict[str, Any]
-    dataset: Any
-
-    def load(self, **extra: Any) -> Any:
-        return self.dataset if extra == self.extra else self.ref.load(**extra)
+    def watch(self, n_tasks: int) -> AbstractContextManager[WorkerWatch]:
+        """The cluster ready for ``n_tasks`` tasks, as the watch of its workers (whose
+        ``client`` the run submits through); whatever was started for the run is stopped
+        on the way out."""
 
 
-class DaskBackend:
-    """Cells on the workers of the dask.distributed scheduler at ``scheduler``.
+class SchedulerAddress:
+    """The dask.distributed scheduler someone started, at ``scheduler`` (``tcp://host:8786``).
 
     Parameters
     ----------
     scheduler : str
-        The scheduler's address (``tcp://host:8786``).
-    n_jobs : int
-        Not used: the workers' threads are how many cells run at once (start workers with
-        ``--nthreads 1`` so that each cell has a core).
+        The scheduler's address.
     """
 
-    name = "dask"
     lost_wait = LOST_S  # default of LOST_ENV
 
-    def __init__(self, scheduler: str, n_jobs: int = -1) -> None:
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            raise UserError("--backend dask needs dask.distributed; install it with "
-                            "pip install 'ordauc[cluster]'") from None
+    def __init__(self, scheduler: str) -> None:
         self.scheduler = scheduler
-        self.n_jobs = n_jobs
-
-    def guard(self) -> None:
-        return None  # a dask worker's parent is its nanny, not this process
 
     def check(self) -> None:
         """Reach the scheduler and see a worker within ``ORDAUC_WORKER_WAIT`` seconds (10 by
@@ -125,12 +84,57 @@ class DaskBackend:
                                 f"{self.scheduler} --nthreads 1`, or set {WAIT_ENV} to wait "
                                 "longer") from None
 
+    @contextmanager
+    def watch(self, n_tasks: int) -> Iterator[WorkerWatch]:
+        with self._client() as client:
+            yield WorkerWatch(client, seconds_from_env(LOST_ENV, self.lost_wait),
+                              f"start workers (`dask worker {self.scheduler} --nthreads 1`)")
+
+    def _client(self) -> Any:
+        from distributed import Client
+
+        try:
+            return Client(self.scheduler, timeout=30, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise UserError(f"cannot reach the dask scheduler at {self.scheduler} ({exc}); "
+                            "start it (`dask scheduler`) or fix --scheduler") from None
+
+
+class DaskBackend:
+    """Cells on the workers of a dask.distributed scheduler (see the module).
+
+    Parameters
+    ----------
+    name : str
+        The ``--backend`` name (one of :data:`CLUSTER_BACKENDS`).
+    source : ClusterSource
+        Where the scheduler and its workers come from.
+    n_jobs : int
+        ``--n-jobs``, kept to be read back: what it means here is the source's (the workers a
+        batch cluster keeps; nothing for a scheduler at an address). How many cells run at
+        once is the workers' threads.
+    """
+
+    def __init__(self, name: str, source: ClusterSource, n_jobs: int = -1) -> None:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise UserError(f"--backend {name} needs dask.distributed; install it with "
+                            "pip install 'ordauc[cluster]'") from None
+        self.name, self.source, self.n_jobs = name, source, n_jobs
+
+    def guard(self) -> None:
+        return None  # a dask worker's parent is its nanny, not this process
+
+    def check(self) -> None:
+        self.source.check()
+
+    def memory_share(self) -> int:
+        """1: a cell runs on a worker whose memory is its own, so the limit is per cell."""
+        return 1
+
     def data_handle(self, ref: Any) -> Any:
         return ref  # map scatters what the tasks need, each dataset once
-
-    def parallel_cells(self) -> int:
-        with self._client() as client:
-            return max(1, sum(client.nthreads().values()))
 
     def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
             lost: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
@@ -154,259 +158,5 @@ class DaskBackend:
         tasks = list(tasks)
         if not tasks:
             return
-        with self._client() as client:
-            watch = WorkerWatch(client, seconds_from_env(LOST_ENV, self.lost_wait),
-                                f"start workers (`dask worker {self.scheduler} --nthreads 1`)")
-            yield from Dispatch(client, fn, lost or lost_rows, watch).run(tasks)
-
-    def _client(self) -> Any:
-        from distributed import Client
-
-        try:
-            return Client(self.scheduler, timeout=30, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
-            raise UserError(f"cannot reach the dask scheduler at {self.scheduler} ({exc}); "
-                            "start it (`dask scheduler`) or fix --scheduler") from None
-
-
-def make_cluster_backend(name: str, n_jobs: int, scheduler: str | None) -> Any:
-    """The cluster backend ``name`` (one of :data:`CLUSTER_BACKENDS`); one sentence for a bad
-    combination."""
-    if name in ("slurm", "pbs"):
-        if scheduler is not None:
-            raise UserError(f"--backend {name} starts its own scheduler, so --scheduler does not "
-                            "apply (it goes with --backend dask)")
-        from ordauc.experiment.jobqueue import JobqueueBackend
-
-        return JobqueueBackend(name, n_jobs)
-    if name != "dask":
-        raise UserError(f"--backend must be one of loky, {', '.join(CLUSTER_BACKENDS)}, got "
-                        f"{name!r}")
-    if scheduler is None:
-        raise UserError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
-    return DaskBackend(scheduler, n_jobs)
-
-
-@dataclass(frozen=True)
-class _Source:
-    """One dataset a task loads: its ref, the load's arguments and a key naming both."""
-
-    key: str
-    ref: Any
-    extra: dict[str, Any]
-
-
-class _Probe:
-    """Stands for a task's data to learn which ``load`` call the cell makes."""
-
-    def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
-
-    def load(self, **extra: Any) -> None:
-        self.calls.append(extra)
-
-
-def _source(task: Any) -> _Source | None:
-    """What ``task`` loads, or None for a handle that is not a DatasetRef (shipped as is)."""
-    if not isinstance(task.data, DatasetRef):
-        return None
-    probe = _Probe()
-    load_repetition(replace(task, data=probe))  # the cell's own choice (a partition or all)
-    extra = probe.calls[0] if len(probe.calls) == 1 else {}
-    ref = task.data
-    key = repr((ref.name, sorted(ref.params.items()), ref.data_dir, sorted(extra.items())))
-    return _Source(key, ref, extra)
-
-
-# In a worker: its solvers' warm-ups and the forks of its cells, one at a time (_on_worker).
-_FORKS = threading.RLock()
-_FORKS_HOOKED: list[bool] = []  # the at-fork hooks are in place in this process
-
-
-def _on_worker(fn: Callable[[Any], Any], task: Any, extra: dict[str, Any] | None = None,
-               dataset: Any = None) -> Any:
-    """On the worker: ``fn`` on the task, given its scattered dataset (resolved by dask) when
-    it has one.
-
-    A worker runs a task per thread, each cell in a process forked from the worker
-    (:func:`~ordauc.experiment.isolate.run_isolated`), and each solver class first warms up in
-    the worker itself (:func:`~ordauc.experiment.cell.warm_up`: numba compiles its loops,
-    holding numba's lock). A fork while another thread compiles would leave the cell's process
-    with that lock taken for ever; so the warm-ups run here under a lock that every fork of
-    this process takes too, and run_cell's own warm-up finds the class warm.
-    """
-    _hold_forks_during_warm_ups()
-    if hasattr(task, "estimator"):
-        with _FORKS:
-            warm_up(task.estimator)
-    if dataset is not None:
-        task = replace(task, data=Scattered(task.data, extra or {}, dataset))
-    return fn(task)
-
-
-def _hold_forks_during_warm_ups() -> None:
-    with _FORKS:
-        if not _FORKS_HOOKED and hasattr(os, "register_at_fork"):
-            os.register_at_fork(before=_FORKS.acquire, after_in_parent=_FORKS.release,
-                                after_in_child=_FORKS.release)
-            _FORKS_HOOKED.append(True)
-
-
-class Dispatch:
-    """One run's tasks on a client's workers: submits them, yields what comes back, submits
-    again what was lost (see the module).
-
-    Parameters
-    ----------
-    client : distributed.Client
-        Connected to the scheduler.
-    fn : callable
-        What a worker computes for one task.
-    lost : callable
-        ``lost(task, message)``, what stands for ``fn(task)`` when the task cannot run.
-    watch : WorkerWatch
-        Looks at the workers while tasks are out.
-    """
-
-    def __init__(self, client: Any, fn: Callable[[Any], Any],
-                 lost: Callable[[Any, str], Any], watch: WorkerWatch) -> None:
-        import dask
-
-        self.client, self.fn, self.lost, self.watch = client, fn, lost, watch
-        self.limit = int(dask.config.get("distributed.scheduler.allowed-failures", 3))
-        self.tag = uuid.uuid4().hex[:8]  # keys of runs sharing a scheduler never collide
-        self.futures: dict[Any, int] = {}  # in flight -> task index
-        self.keys: dict[int, list[str]] = {}  # task index -> every key it was submitted as
-        self.retry: list[int] = []  # lost with their dataset: submitted when workers are back
-        self.scattered: dict[str, Any] = {}  # source key -> scattered future
-        self.unloadable: set[str] = set()  # sources the client failed to load
-        self.users: Counter[str] = Counter()  # source key -> tasks not back yet
-
-    def run(self, tasks: list[Any]) -> Iterator[Any]:
-        from distributed import as_completed
-
-        self.tasks, self.sources = tasks, [_source(t) for t in tasks]
-        self.left = sum(len(t.cells) for t in tasks)  # cells not back yet
-        for source in self.sources:
-            if source is not None:
-                self.users[source.key] += 1
-        self.done = as_completed(loop=self.client.loop, with_results=False)
-        self._submit_all(list(range(len(tasks))))
-        while self.futures or self.retry:
-            for future in self._ready():
-                i = self.futures.pop(future)
-                out = self._outcome(future, i)
-                future.release()  # a result kept on a worker would be computed again if lost
-                if out is not None:
-                    self._release(i)
-                    self.watch.show(self._on_workers())
-                    yield out
-            if self.watch.look(self.left) and self.retry:
-                retry, self.retry = self.retry, []
-                self._submit_all(retry)
-            self.watch.show(self._on_workers())
-
-    def _on_workers(self) -> int:
-        """The cells of the tasks on the workers at the watch's last look, still out."""
-        seen = self.watch.on_workers
-        return sum(len(self.tasks[i].cells) for f, i in self.futures.items() if f.key in seen)
-
-    def _ready(self) -> list[Any]:
-        """The futures done by now, after waiting up to a tick for the first one."""
-        done = self.done
-        with done.thread_condition:
-            if not done.has_ready():
-                done.thread_condition.wait(timeout=TICK_S)
-        return list(done.next_batch(block=False))
-
-    def _submit_all(self, indices: list[int]) -> None:
-        for n, i in enumerate(indices):
-            if not self._submit(i):  # no worker took a dataset: the others wait as well
-                self.retry.extend(indices[n:])
-                return
-
-    def _submit(self, i: int) -> bool:
-        """Submit task ``i``; False when its dataset found no worker to go to."""
-        task, source = self.tasks[i], self.sources[i]
-        try:
-            data = self._scatter(source) if source is not None else None
-        except (TimeoutError, asyncio.TimeoutError):  # no worker: the watch waits for one
-            return False
-        attempts = self.keys.setdefault(i, [])
-        key = f"ordauc-cell-{self.tag}-{i}-{len(attempts)}"
-        attempts.append(key)
-        if data is None:  # not ours to scatter, or unloadable here: the worker loads it
-            future = self.client.submit(_on_worker, self.fn, task, key=key, pure=False)
-        else:
-            future = self.client.submit(_on_worker, self.fn, task, source.extra, data,
-                                        key=key, pure=False)
-        self.futures[future] = i
-        self.done.add(future)
-        return True
-
-    def _scatter(self, source: _Source) -> Any:
-        """The scattered future of ``source``: loaded and scattered on first use, and again
-        once lost with its workers; None when the client cannot load it (the cells then load
-        it on the workers and fail there as on loky, with their tracebacks)."""
-        future = self.scattered.get(source.key)
-        if future is not None and future.status == "finished":
-            return future
-        if source.key in self.unloadable:
-            return None
-        try:
-            dataset = source.ref.load(**source.extra)
-        except Exception:
-            self.unloadable.add(source.key)
-            return None
-        # Not broadcast: one copy leaves the client; dask copies it to the workers that need
-        # it from the one that has it (hash=False: a large dataset is not hashed for a key).
-        future = self.scattered[source.key] = self.client.scatter(
-            dataset, hash=False, timeout=_SCATTER_WAIT_S)
-        return future
-
-    def _outcome(self, future: Any, i: int) -> Any:
-        """What task ``i`` gives, or None when it was lost and will be submitted again."""
-        from distributed import KilledWorker
-
-        task = self.tasks[i]
-        if future.status == "finished":
-            try:
-                return future.result()
-            except CancelledError:  # the result was lost with its worker before it came back
-                pass
-        elif future.status == "error":
-            exc = future.exception()
-            if isinstance(exc, KilledWorker):
-                return self.lost(task, self._killed(i, exc))
-            # run_cell catches the cell's failures: this is the worker's (e.g. no ordauc there)
-            return self.lost(task, f"dask could not run the cell: {describe(exc)}")
-        # cancelled: its scattered dataset was lost with every worker holding it
-        if len(self.keys[i]) > self.limit:
-            return self.lost(task, self._killed(i, None))
-        self.retry.append(i)
-        return None
-
-    def _killed(self, i: int, exc: Any) -> str:
-        """One line naming the workers that died while running task ``i``."""
-        keys = set(self.keys[i])
-        try:
-            events = self.client.get_events("all")
-        except Exception:  # the message does without them
-            events = ()
-        workers = [msg["worker"] for _, msg in events
-                   if isinstance(msg, dict) and msg.get("action") == "remove-worker"
-                   and keys & set(msg.get("processing-tasks", ()))]
-        if not workers and exc is not None:
-            workers = [exc.last_worker.address]
-        named = ", ".join(dict.fromkeys(workers)) or "workers unknown"
-        return (f"lost with the dask workers that died while running it ({named}), more than "
-                f"distributed.scheduler.allowed-failures = {self.limit} times; out of memory "
-                "or killed? the workers' logs say")
-
-    def _release(self, i: int) -> None:
-        self.left -= len(self.tasks[i].cells)
-        source = self.sources[i]
-        if source is not None:
-            self.users[source.key] -= 1
-            if not self.users[source.key]:  # its last task is back: free the workers' copy
-                self.scattered.pop(source.key, None)
+        with self.source.watch(len(tasks)) as watch:
+            yield from Dispatch(watch.client, fn, lost or lost_rows, watch).run(tasks)

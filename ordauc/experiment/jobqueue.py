@@ -1,5 +1,8 @@
 """``--backend slurm`` and ``--backend pbs``: dask workers as batch jobs, through dask-jobqueue.
 
+This module only builds the cluster (:class:`JobqueueCluster`); the cells run on it through
+the dask backend (:class:`~ordauc.experiment.cluster.DaskBackend`), as on any scheduler.
+
 The scheduler runs in this process (a login node, say) and the workers are jobs it submits
 with ``sbatch`` or ``qsub``. What a job asks for (cores, memory, queue, walltime, account,
 modules to load, ...) is dask's own jobqueue configuration, the standard
@@ -18,14 +21,14 @@ worker up to ``ORDAUC_WORKER_LOST_WAIT`` seconds (3600 here), as for workers los
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from ordauc.errors import UserError
 from ordauc.experiment import progress
-from ordauc.experiment.cell import lost_rows, one_line
-from ordauc.experiment.cluster import DaskBackend, Dispatch
+from ordauc.experiment.cell import one_line
 from ordauc.experiment.watch import LOST_ENV, QUEUE_S, WorkerWatch, seconds_from_env
 
 _PLACEHOLDER = "tcp://SCHEDULER:8786"  # the address in a job script shown before the start
@@ -43,8 +46,10 @@ SYSTEMS = {"slurm": _System("Slurm", "SLURMCluster", "sbatch", "squeue -u $USER"
            "pbs": _System("PBS", "PBSCluster", "qsub", "qstat -u $USER")}
 
 
-class JobqueueBackend(DaskBackend):
-    """Cells on dask workers that are Slurm or PBS jobs (see the module).
+class JobqueueCluster:
+    """Where a ``slurm`` or ``pbs`` run's scheduler and workers come from: a dask-jobqueue
+    cluster started in this process for the run (see the module). It is the ``source`` of a
+    :class:`~ordauc.experiment.cluster.DaskBackend`.
 
     Parameters
     ----------
@@ -54,7 +59,7 @@ class JobqueueBackend(DaskBackend):
         Workers to keep (``-1``: adapt to the tasks left).
     """
 
-    lost_wait = QUEUE_S
+    lost_wait = QUEUE_S  # a new worker waits in the batch queue first
 
     def __init__(self, name: str, n_jobs: int) -> None:
         system = SYSTEMS[name]
@@ -69,7 +74,7 @@ class JobqueueBackend(DaskBackend):
                             "node), or start workers by hand and use --backend dask "
                             "--scheduler ADDRESS")
         self.name, self.system, self.n_jobs = name, system, n_jobs
-        self.scheduler = None  # known once the cluster has started
+        self.scheduler: str | None = None  # known once the cluster has started
 
     def check(self) -> None:
         """The configuration makes a job script; nothing is submitted."""
@@ -93,17 +98,13 @@ class JobqueueBackend(DaskBackend):
                             f"script ({one_line(str(exc))}); fix it in "
                             "~/.config/dask/jobqueue.yaml") from None
 
-    def parallel_cells(self) -> int:
-        return max(1, self.n_jobs)
-
-    def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any],
-            lost: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
-        """As :meth:`DaskBackend.map`, on workers this backend submits as jobs for the run."""
+    @contextmanager
+    def watch(self, n_tasks: int) -> Iterator[WorkerWatch]:
+        """The cluster for a run of ``n_tasks`` tasks, its jobs asked for, and the watch of
+        its workers (whose ``client`` the run submits through); every job it submitted is
+        cancelled on the way out, however the run ends."""
         from distributed import Client
 
-        tasks = list(tasks)
-        if not tasks:
-            return
         self.check()
         try:
             cluster = self._cluster_class()()
@@ -114,21 +115,20 @@ class JobqueueBackend(DaskBackend):
         try:
             self.scheduler = cluster.scheduler_address
             if self.n_jobs == -1:
-                cluster.adapt(minimum=1, maximum=len(tasks))
+                cluster.adapt(minimum=1, maximum=n_tasks)
                 keep = None
             else:
                 cluster.scale(self.n_jobs)
                 keep = self._keeper(cluster)
-            count = f"up to {len(tasks)}" if keep is None else str(self.n_jobs)
+            count = f"up to {n_tasks}" if keep is None else str(self.n_jobs)
             progress.say(f"ordauc: asked {self.system.title} for {count} dask worker(s) "
                          f"(`{self.system.jobs}` shows their jobs); the scheduler is at "
                          f"{self.scheduler}")
             with Client(cluster, set_as_default=False) as client:
-                watch = WorkerWatch(client, seconds_from_env(LOST_ENV, self.lost_wait),
-                                    f"check the worker jobs (`{self.system.jobs}`, their "
-                                    "logs) and dask's jobqueue configuration",
-                                    queued=self.system.title, on_look=keep)
-                yield from Dispatch(client, fn, lost or lost_rows, watch).run(tasks)
+                yield WorkerWatch(client, seconds_from_env(LOST_ENV, self.lost_wait),
+                                  f"check the worker jobs (`{self.system.jobs}`, their "
+                                  "logs) and dask's jobqueue configuration",
+                                  queued=self.system.title, on_look=keep)
         finally:
             cluster.close()  # cancels every job it submitted
 

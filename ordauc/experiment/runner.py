@@ -169,7 +169,7 @@ def prepare(config: Config, options: RunOptions, skip: list[str] | None = None) 
     plan = make_plan(config, options.data_dir, options.profile)
     checked = preflight(plan, config, options.data_dir, skip=skip or (),
                         memory_limit=options.memory_limit,
-                        n_jobs=backend.parallel_cells() if backend.name == "loky" else 1)
+                        n_jobs=backend.memory_share())
     if missing and options.missing_data == "skip":
         checked = _skip_unfetched(plan, checked, missing, config.evaluate)
     if checked.dropped:  # resampling beyond_data: drop, budgets a dataset cannot fill
