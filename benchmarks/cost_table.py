@@ -88,7 +88,8 @@ def main() -> None:
     for stem, (p, q) in found.items():
         print(f'    "{stem}": ({_hours(p).replace(",", "_")}, {_hours(q).replace(",", "_")}),')
     if args.json:
-        write_json(args.json, {s: v[0] for s, v in found.items()}, args.before)
+        write_json(args.json, {s: v[0] for s, v in found.items()}, args.before,
+                   [s for s in args.stems if s in found])
 
 
 BEFORE = "d874aa4"  # the table before the folds, passes and sweeps shared their work
@@ -103,8 +104,10 @@ def table_at(rev: str) -> dict[str, float]:
             re.findall(r'^    "(\w+)": \(([\d_.]+), [\d_.]+\),$', text, flags=re.MULTILINE)}
 
 
-def write_json(path: Path, after: dict[str, float], rev: str) -> None:
-    """The reproduction's core-hours per study before (the table at ``rev``) and after."""
+def write_json(path: Path, after: dict[str, float], rev: str, measured: list[str]) -> None:
+    """The reproduction's core-hours per study before (the table at ``rev``) and after; the
+    studies not in ``measured`` carry the figures of ``ordauc/claims/costs.py``, and a note says
+    which."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     from report import provenance
 
@@ -121,8 +124,12 @@ def write_json(path: Path, after: dict[str, float], rev: str) -> None:
            "measured, not estimated. The before column mixes the old estimate's errors with "
            "the work saved since: the sections below measure the savings alone, each against "
            "the path it replaces, in one run.")
+    carried = [s["study"] for s in studies if s["study"] not in measured]
+    notes = ([f"Estimated in this run: {', '.join(measured)}; the others carry the table of "
+              f"`ordauc/claims/costs.py` (`git log -L` on it says when each was measured): "
+              f"{', '.join(carried)}."] if carried else [])
     payload = {**provenance(), "before_commit": rev, "goal": GOAL, "how": how,
-               "studies": studies}
+               "studies": studies, "notes": notes}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=1) + "\n")
 

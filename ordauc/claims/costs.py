@@ -12,11 +12,11 @@ import re
 
 # study stem -> (core-hours under the paper profile, under --profile quick)
 CORE_HOURS: dict[str, tuple[float, float]] = {
-    "qsg_s2auc": (804, 71),
-    "qsg_s2auc_time": (91, 29),
+    "qsg_s2auc": (545, 51),
+    "qsg_s2auc_time": (96, 26),
     "qsg_s2auc_convergence": (0.5, 0.5),
-    "qs3orao": (2_266, 304),
-    "qs3orao_time": (119, 37),
+    "qs3orao": (1_392, 201),
+    "qs3orao_time": (142, 35),
     "qs3orao_convergence": (0.6, 0.6),
     "npsvor": (70, 3.2),
     "npsvor_toy": (0.015, 0.0023),
