@@ -148,6 +148,33 @@ def test_a_sampler_draws_the_datasets_own_rows_as_a_cell_sees_them() -> None:
     assert all((np.abs(full.X - row).sum(axis=1) < 1e-9).any() for row in raw[:10])
 
 
+def test_a_binary_stand_in_keeps_the_catalogues_class_ratio(monkeypatch) -> None:
+    """A pairwise solver visits n+ n- pairs: AUC-DCD's sector (n-/n+ = 148) stood in for by
+    balanced rows would be priced 37 times its work. The stand-in takes the catalogue's ratio
+    (at least two rows of each class); datasets that state none stay balanced."""
+    from dataclasses import replace
+
+    from ordauc import solvers
+    from ordauc.config import DatasetSpec
+
+    X, y = cal.synthetic("binary", 2, 1000, 1000, 5, positive_share=1 / 149)
+    assert int(y.sum()) == 7 and set(y) == {0, 1}
+    assert int(cal.synthetic("binary", 2, 100, 100, 5, positive_share=1e-4)[1].sum()) == 2
+    assert int(cal.synthetic("binary", 2, 1000, 1000, 5)[1].sum()) == 500
+    sector = replace(cell({"lam": [1.0]}, name="auc_sdcd"), dataset=DatasetSpec(name="sector"))
+    assert est.positive_share(sector) == pytest.approx(1 / 149.1163)
+    assert est.positive_share(cell({"lam": [1.0]})) is None  # diabetes states no ratio
+    seen: list[int] = []
+
+    def timed(estimator, rows, *args, **kwargs):
+        seen.append(int(rows(1000, 1000)[1].sum()))
+        return cal.Calibration(a=0.0, b=1e-9, points=2)
+
+    monkeypatch.setattr(est, "calibrate", timed)
+    est._calibration(solvers.get("auc_sdcd"), sector, 2, 10, None, 1000, None)
+    assert seen == [7]
+
+
 def test_samplers_are_made_for_fetched_datasets_only(tmp_path: Path) -> None:
     from ordauc.config import DatasetSpec
 

@@ -89,15 +89,22 @@ def score_units(estimator: Any, n_train: int, n_eval: int, n_features: int) -> f
     return float(cost(int(n_train), int(n_eval), int(n_features)))
 
 
-def synthetic(task: str, n_classes: int, n: int, labeled: int, d: int, seed: int = 0
-               ) -> tuple[np.ndarray, np.ndarray]:
+def synthetic(task: str, n_classes: int, n: int, labeled: int, d: int, seed: int = 0,
+              positive_share: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Rows shaped like a study's: a noisy linear score cut into ``n_classes`` ordered classes
-    (0/1 for a binary task), the rows after ``labeled`` marked unlabeled (-1)."""
+    (0/1 for a binary task: equal halves, or the top ``positive_share`` of the scores positive,
+    at least two rows, as the dataset's own class ratio), the rows after ``labeled`` marked
+    unlabeled (-1)."""
     rng = np.random.default_rng(seed)
     X = rng.random((n, d)).astype(np.float32)
     score = X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n)
     k = 2 if task == "binary" else n_classes
-    y = np.searchsorted(np.quantile(score, np.linspace(0, 1, k + 1)[1:-1]), score)
+    if task == "binary" and positive_share is not None:
+        top = min(n - 2, max(2, round(positive_share * n)))
+        y = np.zeros(n, dtype=np.int64)
+        y[np.argsort(score)[n - top:]] = 1
+    else:
+        y = np.searchsorted(np.quantile(score, np.linspace(0, 1, k + 1)[1:-1]), score)
     y = y if task == "binary" else y + 1
     y[labeled:] = -1
     return X, y

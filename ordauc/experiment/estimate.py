@@ -323,6 +323,19 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
     return costs, by_key
 
 
+def positive_share(cell: Any) -> float | None:
+    """The share of positive rows of a binary dataset whose catalogue entry states its class
+    ratio n-/n+ (AUC-DCD's Table 1 sets; a pairwise solver's work is n+ n- pairs), else None:
+    the synthetic stand-in of a dataset not fetched then has that share."""
+    from ordauc.data.catalog import CATALOG
+
+    entry = CATALOG.get(cell.dataset.name)
+    positive = (getattr(entry, "options", None) or {}).get("positive")
+    if cell.task != "binary" or not isinstance(positive, dict) or "table1_ratio" not in positive:
+        return None
+    return 1.0 / (1.0 + float(positive["table1_ratio"]))
+
+
 def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler | None,
                  top: int, calibrate_with: Any) -> Calibration:
     """The solver's calibration on the cell's dataset (or synthetic rows), from the cache of
@@ -343,8 +356,9 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
         where = f"{spec.name}|{sorted(spec.params.items())!r}|{scaling}|{top}"
     else:
         top = calibration_sizes(10 ** 9)[-1]
-        rows = partial(synthetic, cell.task, k, d=d_cal)
-        where = f"synthetic|{d_cal}"
+        share = positive_share(cell)
+        rows = partial(synthetic, cell.task, k, d=d_cal, positive_share=share)
+        where = f"synthetic|{d_cal}" + ("" if share is None else f"|positive {share:.4g}")
     make = calibrate_with or (lambda: calibrate(estimator, rows, calibration_sizes(top), uses,
                                                 shared, cell.task, k, spread))
     name = (f"{cell.solver.name}|{sorted(estimator.get_params().items())!r}|{cell.task}|{k}"
