@@ -175,6 +175,30 @@ def test_a_binary_stand_in_keeps_the_catalogues_class_ratio(monkeypatch) -> None
     assert seen == [7]
 
 
+def test_a_calibration_is_reused_only_for_the_same_class_ratio(monkeypatch) -> None:
+    """Past the calibration budget a solver's further datasets reuse the calibration of the
+    nearest feature count, never one of another class ratio: sector (n-/n+ = 148) is timed on
+    its own stand-in, not on dna's (3.3), whose stand-in has as many features (100)."""
+    from dataclasses import replace
+
+    from ordauc.config import DatasetSpec
+
+    timed: list[str] = []
+
+    def calibration(estimator, cell, *args):
+        timed.append(cell.dataset.name)
+        return cal.Calibration(a=0.0, b=1e-12, points=2)
+
+    monkeypatch.setattr(est, "_calibration", calibration)
+    monkeypatch.setattr(est, "CALIBRATION_BUDGET", -1.0)  # reuse wherever it may
+    base = replace(cell({"lam": [1.0]}, kind="none", name="auc_sdcd"), tuning=TuningSpec())
+    cells = [replace(base, dataset=DatasetSpec(name=name), repetition=i)
+             for i, name in enumerate(["dna", "letter", "sector", "vowel"])]
+    est.estimate_cells(cells, {}, fixed=0.0)
+    # each states its own ratio (3.3, 24.3, 148, 10): none takes another's calibration
+    assert timed == ["dna", "letter", "sector", "vowel"]
+
+
 def test_samplers_are_made_for_fetched_datasets_only(tmp_path: Path) -> None:
     from ordauc.config import DatasetSpec
 

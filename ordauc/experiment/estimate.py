@@ -250,7 +250,8 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         pair = (cell.solver.label, cell.dataset.label)
         tops[pair] = max(tops.get(pair, 0), n_l + (0 if cell.labeled_only else n_u))
     process = fork_seconds() if fixed is None and groups else (fixed or 0.0)
-    calibrations: dict[tuple[str, Any], tuple[Calibration, int, str]] = {}  # (calib, d, name)
+    # (calib, d, solver name, positive share) by (label, dataset) or (label, d, share)
+    calibrations: dict[tuple, tuple[Calibration, int, str, float | None]] = {}
     spent = 0.0
     scoring: dict[tuple[str, int, int], float] = {}  # metrics' seconds per task and size
     costs: dict[str, SolverCost] = {}
@@ -272,19 +273,23 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         estimator.set_params(**point)
         sampler = samplers.get(cell.dataset.label)
         d_cal = max(2, min(d, 100))  # synthetic stand-ins: the cost's term in d scales
-        ckey = (label, cell.dataset.label) if sampler else (label, d_cal)
+        # synthetic stand-ins: one calibration per feature count and class ratio
+        ckey = (label, cell.dataset.label) if sampler else (label, d_cal, positive_share(cell))
         if ckey not in calibrations:
             # the label's own calibrations, else those of its solver under other labels (a
             # sweep's: their parameters enter the declared units, the constants are shared)
-            mine = ([v for (lab, _), v in calibrations.items() if lab == label]
-                    or [v for v in calibrations.values() if v[2] == cell.solver.name])
+            # (of the same class ratio only: a pairwise solver's work is its n+ n- pairs)
+            share = positive_share(cell)
+            mine = ([v for key, v in calibrations.items() if key[0] == label and v[3] == share]
+                    or [v for v in calibrations.values()
+                        if v[2] == cell.solver.name and v[3] == share])
             if mine and spent > CALIBRATION_BUDGET:  # nearest feature count already timed
                 calibrations[ckey] = min(mine, key=lambda v: abs(math.log(v[1] / d)))
             else:
                 started = time.process_time()  # CPU: a loaded machine spends no more
                 calibrations[ckey] = (_calibration(estimator, cell, k, d_cal, sampler,
                                                    tops[label, cell.dataset.label],
-                                                   calibrate_with), d, cell.solver.name)
+                                                   calibrate_with), d, cell.solver.name, share)
                 spent += time.process_time() - started
         calib = calibrations[ckey][0]
         fits = (quick_fits(cell, estimator, n_l, n_u, k)
