@@ -120,7 +120,8 @@ def write_json(path: Path, after: dict[str, float], rev: str, measured: list[str
            "pass's shared and per-model parts timed at two sizes, the folds of a SAMULT CV "
            "sharing one eigendecomposition, the folds of a QSG CV the pool's features, a "
            "sweep of tolerances one task per split, "
-           "gamma = 1 arms fitted once per labeled set). The two convergence studies are "
+           "gamma = 1 arms fitted once per labeled set, binary stand-ins with the catalogue's "
+           "class ratio). The two convergence studies are "
            "measured, not estimated. The before column mixes the old estimate's errors with "
            "the work saved since: the sections below measure the savings alone, each against "
            "the path it replaces, in one run.")
