@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from report import git_commit
+
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = ["configs/npsvor_eps.yaml", "configs/qsg_s2auc_time.yaml"]
 WITHIN = 1.5  # the largest ratio of the two totals a stable estimate allows
@@ -99,7 +101,9 @@ def main() -> None:
             results.append({"config": config, "as_is": quiet, "under_load": busy,
                             "ratio": ratio, "solver_ratio_min": min(per.values()),
                             "solver_ratio_max": max(per.values()),
-                            "stable": 1 / WITHIN <= ratio <= WITHIN})
+                            "stable": 1 / WITHIN <= ratio <= WITHIN,
+                            "measured_at": dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+                            "git_sha": git_commit()})
             print(f"{config}: {quiet['core_hours']:,.4g} core-hours as is (load "
                   f"{quiet['load_average']:.1f}), {busy['core_hours']:,.4g} under load (load "
                   f"{busy['load_average']:.1f}): {ratio:.2f}x; per solver "
