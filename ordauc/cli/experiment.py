@@ -227,6 +227,7 @@ def _print_estimate(report: object, options: RunOptions, config: Config) -> None
     """The cost of the cells still to run, per solver and in total, on this machine."""
     import os
 
+    from ordauc.experiment.backends import make_backend
     from ordauc.experiment.calibration import busy
     from ordauc.experiment.estimate import core_hours, dry_run_costs, human, wall_seconds
     from ordauc.experiment.preflight import default_memory_limit
@@ -238,7 +239,10 @@ def _print_estimate(report: object, options: RunOptions, config: Config) -> None
     cores = os.cpu_count() or 1
     jobs = cores if options.n_jobs == -1 else max(1, options.n_jobs)
     limit = options.memory_limit or config.memory_limit or default_memory_limit()
-    costs = dry_run_costs(report, config, options.data_dir, memory_share=limit // jobs)
+    # the memory guard's share, as the run will apply it (loky: the cells at once; a dask
+    # worker: the limit is its own)
+    share = make_backend(options.backend, options.n_jobs, options.scheduler).memory_share()
+    costs = dry_run_costs(report, config, options.data_dir, memory_share=limit // max(1, share))
     typer.echo(f"\nestimated cost of the {len(todo)} cells to run (this machine, "
                f"{cores} cores, --n-jobs {jobs}):")
     width = max(len(label) for label in costs)
