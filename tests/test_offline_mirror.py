@@ -165,14 +165,17 @@ def test_every_study_s_data_prepares_from_the_folder_alone(
 def test_without_network_the_auc_dcd_twin_fails_at_fetch_on_dna(
         tmp_path: Path, no_network: list[object], monkeypatch: pytest.MonkeyPatch) -> None:
     """With make reproduce-offline's mirrors and no network: svmguide3 comes from the folder,
-    dna is asked of LIBSVM's site (a connection is tried) and the fetch fails naming it."""
+    dna and pendigits are each asked of LIBSVM's site (a connection is tried: a failure does not
+    stop the next dataset) and the fetch fails naming both."""
     monkeypatch.setattr("ordauc.data.download.time.sleep", lambda _: None)  # no back-off waits
     code, out, err = run_cli("fetch", str(REPO / "configs" / "offline" / "auc_dcd.yaml"),
                              "--mirror", str(MIRROR), "--mirror", LIBSVM_MULTICLASS,
                              "--data-dir", str(tmp_path), "--quiet")
     assert code != 0
+    assert "2 datasets could not be fetched (the others are prepared): dna: " in out + err
     assert "could not download dna.scale" in out + err
     assert f"{LIBSVM_MULTICLASS}/dna.scale: connection failed" in out + err
+    assert "; pendigits: could not download pendigits" in out + err
     assert no_network  # the host was asked
     from ordauc import data
 

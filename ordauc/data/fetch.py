@@ -65,10 +65,13 @@ def entry_of(name: str) -> Entry:
 def fetch(names: Sequence[str], data_dir: Path, mirrors: Sequence[str] = (), *,
           force: bool = False, progress: bool = True, retries: int = 5, backoff: float = 1.0,
           echo: Callable[[str], None] = print) -> list[Fetched]:
-    """Fetch and prepare each of ``names`` into ``data_dir``; UserError on the first failure."""
+    """Fetch and prepare each of ``names`` into ``data_dir``. A dataset that fails does not stop
+    the others (each is prepared or not, atomically); the failures are raised at the end, the
+    one UserError as it is, several in one."""
     entries = [entry_of(n) for n in dict.fromkeys(names)]  # all names checked before any work
     cache = DataCache(Path(data_dir))
     done = []
+    failed: list[tuple[str, UserError]] = []
     for entry in entries:
         if entry.builtin:  # made in memory when loaded: nothing to download or store
             echo(f"{entry.name}: built in, nothing to fetch (`ordauc run` makes it as it goes)")
@@ -77,7 +80,15 @@ def fetch(names: Sequence[str], data_dir: Path, mirrors: Sequence[str] = (), *,
             echo(f"{entry.name}: already prepared in {cache.dataset_dir(entry.name)}")
             done.append(Fetched(entry.name, "cached", cache.dataset_dir(entry.name)))
             continue
-        done.append(_fetch_one(entry, cache, mirrors, progress, retries, backoff, echo))
+        try:
+            done.append(_fetch_one(entry, cache, mirrors, progress, retries, backoff, echo))
+        except UserError as exc:
+            failed.append((entry.name, exc))
+    if len(failed) == 1:
+        raise failed[0][1]
+    if failed:
+        raise UserError(f"{len(failed)} datasets could not be fetched (the others are "
+                        "prepared): " + "; ".join(f"{name}: {exc}" for name, exc in failed))
     return done
 
 
