@@ -48,7 +48,10 @@ def samult_folds_headline(r: Row) -> list[str]:
 
 
 def samult_folds_rerun(r: Row) -> str:
-    return "python benchmarks/bench_samult_folds.py"
+    sizes = [(flag, r.get(part, {}).get("n_unlabeled"))
+             for flag, part in (("--full", "cell"), ("--large", "one_sigma"))]
+    return " ".join(["python benchmarks/bench_samult_folds.py",
+                     *(f"{flag} {n}" for flag, n in sizes if n)])
 
 
 # -- QSG: candidates scored inside their pass ---------------------------------------------------
