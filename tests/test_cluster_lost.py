@@ -22,6 +22,8 @@ pytest.importorskip("distributed", reason="the dask backend needs dask.distribut
 
 from runner_solvers import MeanRanker  # noqa: E402
 
+from ordauc.claims.evidence import MEMORY_ERROR  # noqa: E402
+
 TESTS = Path(__file__).resolve().parent
 SLOW = {"datasets": ["breast_cancer"],
         "resampling": {"repeats": 8, "n_labeled": [30], "n_unlabeled": [20]},
@@ -208,6 +210,8 @@ def test_killed_worker_rows_name_every_worker_the_task_was_on(write_config,
         assert {r["status"] for r in rows} == {"error"}
         assert rows[0]["message"] == (
             f"lost with the dask workers that died while running it ({named}), more than "
-            "distributed.scheduler.allowed-failures = 3 times; out of memory or killed? the "
-            "workers' logs say")
+            "distributed.scheduler.allowed-failures = 3 times; why they died (memory, a kill, "
+            "a crash) is in the workers' logs")
+        # a guess is no evidence: the claims count no memory failure from it
+        assert not MEMORY_ERROR.search(rows[0]["message"])
         assert dispatch.retry == []  # ended, never submitted again

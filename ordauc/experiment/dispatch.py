@@ -287,8 +287,8 @@ class Dispatch:
             workers = [exc.last_worker.address]
         named = ", ".join(dict.fromkeys(workers)) or "workers unknown"
         return (f"lost with the dask workers that died while running it ({named}), more than "
-                f"distributed.scheduler.allowed-failures = {self.limit} times; out of memory "
-                "or killed? the workers' logs say")
+                f"distributed.scheduler.allowed-failures = {self.limit} times; why they died "
+                "(memory, a kill, a crash) is in the workers' logs")
 
     def _release(self, i: int) -> None:
         self.left -= len(self.tasks[i].cells)
