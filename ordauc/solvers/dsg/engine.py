@@ -48,7 +48,12 @@ import numpy as np
 from ordauc.errors import DivergenceError
 from ordauc.solvers._base import Checkpoint
 from ordauc.solvers._labels import LabeledSplit, draw_batches
-from ordauc.solvers.dsg.random_features import FeatureBlocks, PackedCoef, block_bytes
+from ordauc.solvers.dsg.random_features import (
+    FeatureBlocks,
+    PackedCoef,
+    block_bytes,
+    feature_width,
+)
 from ordauc.solvers.dsg.schedule import Schedule, batch_generator, step_table
 from ordauc.solvers.dsg.unlabeled import PoolShare, evaluator, pool_start
 from ordauc.solvers.dsg.weights import SampleWeights, pair_weights
@@ -411,7 +416,7 @@ def pass_bytes(settings: PassSettings, n_samples: int, n_features: int, n_unlabe
     a row of every chunk's product. A lone fit is a pass of one model.
     """
     T, m, d = int(settings.n_iter), int(settings.block_size), int(n_features)
-    width = m if settings.feature_map == "cos_phase" else 2 * m
+    width = feature_width(m, settings.feature_map)
     n_u = 0 if supervised else int(n_unlabeled)
     pooled = pool_start(n_u, int(settings.batch_size), T, pool) <= T
     cache = min(float(settings.cache_mb) * (1 << 20),

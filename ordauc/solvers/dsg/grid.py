@@ -20,12 +20,12 @@ from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.dsg.engine import (
     EngineOptions,
     Pass,
-    PassSettings,
     QSGResult,
     pass_bytes,
     run_pass,
 )
 from ordauc.solvers.dsg.folds import grid_specs, outcomes, run_together
+from ordauc.solvers.dsg.random_features import feature_width
 from ordauc.solvers.dsg.schedule import run_seed
 from ordauc.solvers.dsg.steps import QSGSteps
 from ordauc.solvers.dsg.unlabeled import PoolShare, pool_start
@@ -118,12 +118,9 @@ class QSGGridFit(GridFit):
         settings, n_u = models[0]._settings(), int(data.labels.unlabeled.size)
         pooled = pool_start(n_u, settings.batch_size, settings.n_iter,
                             self.engine_options.pool) <= settings.n_iter
-        share = PoolShare.bytes(n_u, self._width(settings)) if pooled else 0
+        share = (PoolShare.bytes(n_u, feature_width(settings.block_size, settings.feature_map))
+                 if pooled else 0)
         return own._replace(fixed=own.fixed + -(-share // max(1, n_folds)))
-
-    @staticmethod
-    def _width(settings: PassSettings) -> int:
-        return settings.block_size * (1 if settings.feature_map == "cos_phase" else 2)
 
     def _grid_data_bytes(self, n_samples: int, n_features: int) -> int:
         return 4 * n_samples * n_features  # the float32 copy

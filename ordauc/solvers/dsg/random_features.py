@@ -45,6 +45,12 @@ def draw_block(seed: int, i: int, m: int, d: int, sigma: float, phase: bool = Fa
     return W, b
 
 
+def feature_width(block_size: int, feature_map: str = "cos_sin") -> int:
+    """Features per block: cos and sin of each frequency (``cos_sin``), or one cosine
+    (``cos_phase``)."""
+    return int(block_size) * (1 if feature_map == "cos_phase" else 2)
+
+
 def block_bytes(n_features: int, block_size: int, feature_map: str = "cos_sin") -> int:
     """Bytes of one cached block: float32 frequencies with one more column, the phase slot that
     :meth:`FeatureBlocks.evaluate` fills, and the phases of ``cos_phase``."""
@@ -77,7 +83,7 @@ class FeatureBlocks:
         self.feature_map = feature_map
         self.phase = feature_map == "cos_phase"
         # Features per block, and the constant in front of them.
-        self.width = self.m if self.phase else 2 * self.m
+        self.width = feature_width(self.m, feature_map)
         self.norm = np.sqrt((2.0 if self.phase else 1.0) / self.m)
         self.max_cached = max(0, int(cache_bytes) // block_bytes(self.d, self.m, feature_map))
         self._Wa = np.empty((0, self.d + 1), dtype=np.float32)  # cached blocks, stacked

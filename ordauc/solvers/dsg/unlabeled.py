@@ -277,11 +277,9 @@ class PoolShare:
 
     def __init__(self) -> None:
         self.blocks: FeatureBlocks | None = None
-        self.key: tuple | None = None
         self.pool_X: np.ndarray | None = None
         self.block = -1
         self.chunks: list[tuple[int, np.ndarray]] = []  # (first row, features) per chunk
-        self.computed = 0  # blocks whose features were computed (counted by the tests)
 
     def feature_blocks(self, seed: int, n_features: int, block_size: int, sigma: float,
                        feature_map: str, cache_bytes: int) -> FeatureBlocks:
@@ -304,14 +302,14 @@ class PoolShare:
 
     def join(self, blocks: FeatureBlocks, pool_X: np.ndarray) -> np.ndarray | None:
         """The shared pool rows for a pass keeping f on ``pool_X`` (ones column included) with
-        ``blocks``; None when they are not the first pass's."""
-        key = (blocks.seed, blocks.d, blocks.m, blocks.sigma, blocks.feature_map)
+        ``blocks``; None when they are not the first pass's, or the blocks not the share's
+        (:meth:`feature_blocks` gave that pass its own)."""
+        if blocks is not self.blocks:
+            return None
         if self.pool_X is None:
-            self.key, self.pool_X = key, pool_X
+            self.pool_X = pool_X
             return pool_X
-        if key == self.key and np.array_equal(pool_X, self.pool_X):
-            return self.pool_X
-        return None
+        return self.pool_X if np.array_equal(pool_X, self.pool_X) else None
 
     def add(self, blocks: FeatureBlocks, b: int, coef32: np.ndarray, out: np.ndarray,
             fast: bool) -> None:
@@ -319,8 +317,8 @@ class PoolShare:
         (``start = b``, ``stop = b + 1``) computes it."""
         if b != self.block:
             self._compute(blocks, b, fast)
-        a_buf = np.empty(out.shape[0] * (self.chunks[0][1].shape[-1] if self.chunks else 0),
-                         dtype=np.float32)
+        rows = self.chunks[0][1].shape[-1]  # the first chunk is the largest (a pool has rows)
+        a_buf = np.empty(out.shape[0] * rows, dtype=np.float32)
         for r0, feats in self.chunks:
             r = feats.shape[-1]
             acc = a_buf[: out.shape[0] * r].reshape(out.shape[0], r)
@@ -337,4 +335,3 @@ class PoolShare:
         self.chunks = [(r0, _features(blocks, Wa, Xa[r0:r0 + rows], z_buf, f_buf, fast).copy())
                        for r0 in range(0, n, rows)]
         self.block = b
-        self.computed += 1
