@@ -171,7 +171,8 @@ def test_a_binary_stand_in_keeps_the_catalogues_class_ratio(monkeypatch) -> None
         return cal.Calibration(a=0.0, b=1e-9, points=2)
 
     monkeypatch.setattr(est, "calibrate", timed)
-    est._calibration(solvers.get("auc_sdcd"), sector, 2, 10, None, 1000, None)
+    est._calibration(solvers.get("auc_sdcd"), sector, 2, 10, None, 1000, None,
+                     est.positive_share(sector))
     assert seen == [7]
 
 
@@ -184,9 +185,11 @@ def test_a_calibration_is_reused_only_for_the_same_class_ratio(monkeypatch) -> N
     from ordauc.config import DatasetSpec
 
     timed: list[str] = []
+    shares: list[float | None] = []
 
-    def calibration(estimator, cell, *args):
+    def calibration(estimator, cell, k, d_cal, sampler, top, calibrate_with, share=None):
         timed.append(cell.dataset.name)
+        shares.append(share)
         return cal.Calibration(a=0.0, b=1e-12, points=2)
 
     monkeypatch.setattr(est, "_calibration", calibration)
@@ -197,6 +200,9 @@ def test_a_calibration_is_reused_only_for_the_same_class_ratio(monkeypatch) -> N
     est.estimate_cells(cells, {}, fixed=0.0)
     # each states its own ratio (3.3, 24.3, 148, 10): none takes another's calibration
     assert timed == ["dna", "letter", "sector", "vowel"]
+    # and each is timed on a stand-in of its own ratio
+    assert shares == [est.positive_share(c) for c in cells]
+    assert shares[2] == pytest.approx(1 / 149.1163)
 
 
 def test_samplers_are_made_for_fetched_datasets_only(tmp_path: Path) -> None:

@@ -52,9 +52,7 @@ def table1_ratio(dataset: str) -> float | None:
     """The paper's Table 1 n-/n+ of ``dataset`` as the catalogue records it (None: not one of
     the paper's sets)."""
     entry = _entry(dataset)
-    positive = getattr(entry, "options", {}).get("positive") if entry else None
-    return float(positive["table1_ratio"]) if isinstance(positive, dict) and \
-        "table1_ratio" in positive else None
+    return entry.class_ratio if entry else None
 
 
 def _pair_updates(rows: pd.DataFrame) -> pd.Series:

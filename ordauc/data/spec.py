@@ -136,6 +136,15 @@ class Entry:
                                  f"of params, got {size!r}: {param!r}")
 
     @property
+    def class_ratio(self) -> float | None:
+        """n-/n+ as the entry states it (``options["positive"]["table1_ratio"]``: the AUC-DCD
+        paper's Table 1, which picks the positive class), None where it states none."""
+        positive = self.options.get("positive")
+        if isinstance(positive, dict) and "table1_ratio" in positive:
+            return float(positive["table1_ratio"])
+        return None
+
+    @property
     def builtin(self) -> bool:
         """Whether the set is made by its loader, with nothing to download or prepare."""
         return self.loader is not None

@@ -274,12 +274,12 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         sampler = samplers.get(cell.dataset.label)
         d_cal = max(2, min(d, 100))  # synthetic stand-ins: the cost's term in d scales
         # synthetic stand-ins: one calibration per feature count and class ratio
-        ckey = (label, cell.dataset.label) if sampler else (label, d_cal, positive_share(cell))
+        share = positive_share(cell)
+        ckey = (label, cell.dataset.label) if sampler else (label, d_cal, share)
         if ckey not in calibrations:
             # the label's own calibrations, else those of its solver under other labels (a
             # sweep's: their parameters enter the declared units, the constants are shared)
             # (of the same class ratio only: a pairwise solver's work is its n+ n- pairs)
-            share = positive_share(cell)
             mine = ([v for key, v in calibrations.items() if key[0] == label and v[3] == share]
                     or [v for v in calibrations.values()
                         if v[2] == cell.solver.name and v[3] == share])
@@ -289,7 +289,8 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
                 started = time.process_time()  # CPU: a loaded machine spends no more
                 calibrations[ckey] = (_calibration(estimator, cell, k, d_cal, sampler,
                                                    tops[label, cell.dataset.label],
-                                                   calibrate_with), d, cell.solver.name, share)
+                                                   calibrate_with, share),
+                                      d, cell.solver.name, share)
                 spent += time.process_time() - started
         calib = calibrations[ckey][0]
         fits = (quick_fits(cell, estimator, n_l, n_u, k)
@@ -335,16 +336,15 @@ def positive_share(cell: Any) -> float | None:
     from ordauc.data.catalog import CATALOG
 
     entry = CATALOG.get(cell.dataset.name)
-    positive = (getattr(entry, "options", None) or {}).get("positive")
-    if cell.task != "binary" or not isinstance(positive, dict) or "table1_ratio" not in positive:
-        return None
-    return 1.0 / (1.0 + float(positive["table1_ratio"]))
+    ratio = entry.class_ratio if entry is not None else None
+    return None if cell.task != "binary" or ratio is None else 1.0 / (1.0 + ratio)
 
 
 def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler | None,
-                 top: int, calibrate_with: Any) -> Calibration:
-    """The solver's calibration on the cell's dataset (or synthetic rows), from the cache of
-    this machine when it was timed before."""
+                 top: int, calibrate_with: Any, share: float | None = None) -> Calibration:
+    """The solver's calibration on the cell's dataset (or synthetic rows, ``share`` of them
+    positive: :func:`positive_share`), from the cache of this machine when it was timed
+    before."""
     from ordauc import solvers
 
     # the rows a fit of the cell meets: the labeled ones alone for a cell fitted on them
@@ -361,7 +361,6 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
         where = f"{spec.name}|{sorted(spec.params.items())!r}|{scaling}|{top}"
     else:
         top = calibration_sizes(10 ** 9)[-1]
-        share = positive_share(cell)
         rows = partial(synthetic, cell.task, k, d=d_cal, positive_share=share)
         where = f"synthetic|{d_cal}" + ("" if share is None else f"|positive {share:.4g}")
     make = calibrate_with or (lambda: calibrate(estimator, rows, calibration_sizes(top), uses,
