@@ -28,18 +28,13 @@ throughout, for two of the models.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
-import os
-import resource
 import time
-from pathlib import Path
 
 import numpy as np
-from report import git_commit, provenance
+import qsg_shapes
+from report import git_commit
 from sklearn.base import clone
-from threadpoolctl import threadpool_limits
 
 from ordauc import metrics
 from ordauc.data.builtin import synthetic_ordinal
@@ -150,39 +145,13 @@ def bench_one(d: int, n_unlabeled: int, reps: int, n_iter: int) -> dict:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--d", type=int, nargs="+", default=[18, 128, 1000])
-    ap.add_argument("--n-unlabeled", type=int, nargs="+", default=[1000])
-    ap.add_argument("--reps", type=int, default=1)
-    ap.add_argument("--quick", action="store_true", help="200 iterations instead of 2,000")
-    ap.add_argument("--out", default="benchmarks/results/qsg_cv.json")
-    args = ap.parse_args()
-    start = time.perf_counter()
-    results = {**provenance(), "quick": args.quick, "runs": []}
-    out = Path(args.out)
-    old = json.loads(out.read_text()) if out.exists() else {}
-    kept = {(r["d"], r["n_unlabeled"]): r for r in old.get("runs", [])
-            if r.get("n_iter") == (200 if args.quick else 2000)}
-    with threadpool_limits(1):
-        for d in args.d:
-            for n_u in args.n_unlabeled:
-                r = bench_one(d, n_u, args.reps, 200 if args.quick else 2000)
-                kept[(d, n_u)] = r
-                print(f"d={d:5d} n_u={n_u:6d}: before {r['before_cpu_s']:8.1f} s "
-                      f"(pass {r['pass_cpu_s']:.1f} + evaluation {r['evaluation_cpu_s']:.1f}), "
-                      f"after {r['after_cpu_s']:8.1f} s: {r['speedup']:.2f}x; tracking "
-                      f"{100 * r['tracking_overhead']:+.1f}% of the pass; tracked values within "
-                      f"{r['max_rel_gap_tracked']:.1e}, same iterates {r['same_iterates']}",
-                      flush=True)
-    results["runs"] = sorted(kept.values(), key=lambda r: (r["d"], r["n_unlabeled"]))
-    results["load_average_end"] = list(os.getloadavg())
-    results["bench_s"] = time.perf_counter() - start
-    results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=1) + "\n")
-    print(f"wrote {out}")
+def describe(r: dict) -> str:
+    return (f"before {r['before_cpu_s']:8.1f} s (pass {r['pass_cpu_s']:.1f} + evaluation "
+            f"{r['evaluation_cpu_s']:.1f}), after {r['after_cpu_s']:8.1f} s: {r['speedup']:.2f}x; "
+            f"tracking {100 * r['tracking_overhead']:+.1f}% of the pass; tracked values within "
+            f"{r['max_rel_gap_tracked']:.1e}, same iterates {r['same_iterates']}")
 
 
 if __name__ == "__main__":
-    main()
+    qsg_shapes.main(__doc__, [18, 128, 1000], [1000], "benchmarks/results/qsg_cv.json",
+                    bench_one, describe)

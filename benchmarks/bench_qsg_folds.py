@@ -21,16 +21,11 @@ the least of each kept; every fold's models compared bitwise between the two.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import resource
 import time
-from pathlib import Path
 
 import numpy as np
-from report import git_commit, provenance
-from threadpoolctl import threadpool_limits
+import qsg_shapes
+from report import git_commit
 
 from ordauc.data.builtin import synthetic_ordinal
 from ordauc.solvers.dsg import unlabeled
@@ -108,38 +103,12 @@ def bench_one(d: int, n_unlabeled: int, reps: int, n_iter: int) -> dict:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--d", type=int, nargs="+", default=[18, 1000])
-    ap.add_argument("--n-unlabeled", type=int, nargs="+", default=[5000])
-    ap.add_argument("--reps", type=int, default=1)
-    ap.add_argument("--quick", action="store_true", help="200 iterations instead of 2,000")
-    ap.add_argument("--out", default="benchmarks/results/qsg_folds.json")
-    args = ap.parse_args()
-    start = time.perf_counter()
-    n_iter = 200 if args.quick else 2000
-    out = Path(args.out)
-    old = json.loads(out.read_text()) if out.exists() else {}
-    kept = {(r["d"], r["n_unlabeled"]): r for r in old.get("runs", [])
-            if r.get("n_iter") == n_iter}
-    results = {**provenance(), "quick": args.quick}
-    with threadpool_limits(1):
-        for d in args.d:
-            for n_u in args.n_unlabeled:
-                r = bench_one(d, n_u, args.reps, n_iter)
-                kept[(d, n_u)] = r
-                print(f"d={d:5d} n_u={n_u:6d}: per fold {r['per_fold_cpu_s']:8.1f} s, "
-                      f"lockstep {r['lockstep_cpu_s']:8.1f} s: {r['speedup']:.2f}x; pool "
-                      f"features of {r['pool_feature_blocks']} blocks; bitwise equal "
-                      f"{r['bitwise_equal']}", flush=True)
-    results["runs"] = sorted(kept.values(), key=lambda r: (r["d"], r["n_unlabeled"]))
-    results["load_average_end"] = list(os.getloadavg())
-    results["bench_s"] = time.perf_counter() - start
-    results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=1) + "\n")
-    print(f"wrote {out}")
+def describe(r: dict) -> str:
+    return (f"per fold {r['per_fold_cpu_s']:8.1f} s, lockstep {r['lockstep_cpu_s']:8.1f} s: "
+            f"{r['speedup']:.2f}x; pool features of {r['pool_feature_blocks']} blocks; bitwise "
+            f"equal {r['bitwise_equal']}")
 
 
 if __name__ == "__main__":
-    main()
+    qsg_shapes.main(__doc__, [18, 1000], [5000], "benchmarks/results/qsg_folds.json",
+                    bench_one, describe)
