@@ -25,9 +25,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ordauc.solvers.dsg.engine import Divergence, ModelSpec, Pass, QSGResult
+from ordauc.solvers.gridfit import GridData, copy_input_attributes
 from ordauc.solvers.objective import gamma_vector
 
-__all__ = ["grid_specs", "outcomes", "run_together"]
+__all__ = ["fitted_model", "grid_specs", "outcomes", "run_together"]
 
 
 def run_together(runs: Sequence[Pass], stop: int) -> None:
@@ -54,13 +55,22 @@ def grid_specs(models: Sequence[Any], n_classes: int
     return failed, specs
 
 
+def fitted_model(est: Any, result: QSGResult | Divergence, data: GridData, shared: bool
+                 ) -> Any:
+    """The estimator ``est`` fitted from its engine ``result`` on ``data`` (``shared``: its
+    pass had several models), or the error its fit would raise when it diverged."""
+    if isinstance(result, Divergence):
+        return result.error(type(est).__name__)
+    est._fitted(result, data.X, data.labels, shared=shared)
+    copy_input_attributes(data.validated, est)
+    return est
+
+
 def outcomes(models: Sequence[Any], failed: dict[int, Exception], positions: Sequence[int],
-             results: Sequence[QSGResult | Divergence], fitted: Any) -> list[Any]:
-    """Per estimator of a pass, in order: its exception, its divergence's error, or
-    ``fitted(estimator, result, shared)`` (``shared``: the pass had several models)."""
+             results: Sequence[QSGResult | Divergence], data: GridData) -> list[Any]:
+    """Per estimator of a pass on ``data``, in order: its exception, or its
+    :func:`fitted_model`."""
     out: dict[int, Any] = dict(failed)
     for i, result in zip(positions, results, strict=True):
-        est = models[i]
-        out[i] = (result.error(type(est).__name__) if isinstance(result, Divergence)
-                  else fitted(est, result, len(positions) > 1))
+        out[i] = fitted_model(models[i], result, data, len(positions) > 1)
     return [out[i] for i in range(len(models))]

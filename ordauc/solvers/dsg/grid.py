@@ -20,7 +20,6 @@ from ordauc.solvers._validation import fit_input, predict_input
 from ordauc.solvers.dsg.engine import (
     EngineOptions,
     Pass,
-    QSGResult,
     pass_bytes,
     run_pass,
 )
@@ -29,7 +28,7 @@ from ordauc.solvers.dsg.random_features import feature_width
 from ordauc.solvers.dsg.schedule import run_seed
 from ordauc.solvers.dsg.steps import QSGSteps
 from ordauc.solvers.dsg.unlabeled import PoolShare, pool_start
-from ordauc.solvers.gridfit import GridData, GridFit, PassBytes, copy_input_attributes
+from ordauc.solvers.gridfit import GridData, GridFit, PassBytes
 
 __all__ = ["QSGGridFit"]
 
@@ -52,7 +51,7 @@ class QSGGridFit(GridFit):
         results = (run_pass(data.X, data.labels, models[0]._settings(), list(specs.values()),
                             run_seed(models[0].random_state), self.engine_options,
                             track=self._grid_track(data)) if specs else [])
-        return outcomes(models, failed, list(specs), results, self._grid_fitted(data))
+        return outcomes(models, failed, list(specs), results, data)
 
     def _grid_pass_folds(self, datas: list[GridData], models: list[list[Any]]
                          ) -> list[list[Any]]:
@@ -66,18 +65,9 @@ class QSGGridFit(GridFit):
             runs.append(run)
             parts.append((failed, specs))
         run_together([run for run in runs if run is not None], int(models[0][0].n_iter))
-        return [outcomes(fold, failed, list(specs), [] if run is None else run.results(),
-                         self._grid_fitted(data))
+        return [outcomes(fold, failed, list(specs), [] if run is None else run.results(), data)
                 for data, fold, run, (failed, specs) in zip(datas, models, runs, parts,
                                                             strict=True)]
-
-    @staticmethod
-    def _grid_fitted(data: GridData) -> Any:
-        def fitted(est: Any, result: QSGResult, shared: bool) -> Any:
-            est._fitted(result, data.X, data.labels, shared=shared)
-            copy_input_attributes(data.validated, est)
-            return est
-        return fitted
 
     def _grid_pass_steps(self, data: GridData, models: list[Any]) -> QSGSteps:
         return QSGSteps(data, models, self.engine_options, self._grid_track(data))

@@ -26,10 +26,10 @@ from ordauc.solvers.dsg.engine import (
     Pass,
     QSGResult,
 )
-from ordauc.solvers.dsg.folds import grid_specs
+from ordauc.solvers.dsg.folds import fitted_model, grid_specs
 from ordauc.solvers.dsg.schedule import run_seed
 from ordauc.solvers.dsg.unlabeled import PoolShare
-from ordauc.solvers.gridfit import GridData, copy_input_attributes
+from ordauc.solvers.gridfit import GridData
 
 __all__ = ["QSGSteps", "SteppedPass"]
 
@@ -120,8 +120,4 @@ class QSGSteps:
         return out
 
     def _model(self, est: Any, result: QSGResult | Divergence) -> Any:
-        if isinstance(result, Divergence):
-            return result.error(type(est).__name__)
-        est._fitted(result, self.data.X, self.data.labels, shared=len(self.positions) > 1)
-        copy_input_attributes(self.data.validated, est)
-        return est
+        return fitted_model(est, result, self.data, len(self.positions) > 1)
