@@ -44,7 +44,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from report import GOAL_DASK, GOAL_SPEEDUP_2, ROOT, provenance, section_text
+from provenance import ROOT, provenance
+from report import section_text
+from sections.backends import GOAL_DASK, GOAL_SPEEDUP_2
 
 CONFIG = ROOT / "benchmarks" / "backends.yaml"
 QUICK = {"repeats": 4, "n_iter": 200}

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from report import provenance
+from provenance import provenance
 from threadpoolctl import threadpool_limits
 
 from ordauc import solvers

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from report import git_commit
+from provenance import git_commit
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = ["configs/npsvor_eps.yaml", "configs/qsg_s2auc_time.yaml"]

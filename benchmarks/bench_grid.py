@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from report import provenance
+from provenance import provenance
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 

@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from report import npsvor_table, provenance
+from provenance import provenance
+from sections.npsvor_scale import npsvor_table
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from report import provenance
+from provenance import provenance
 from threadpoolctl import threadpool_limits
 
 from ordauc import data

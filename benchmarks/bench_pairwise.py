@@ -28,7 +28,8 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from report import pairwise_table, provenance
+from provenance import provenance
+from sections.pairwise import pairwise_table
 from threadpoolctl import threadpool_limits
 
 from ordauc.solvers.pairwise._estimator import PairData

@@ -28,7 +28,8 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-from report import provenance, section_text
+from provenance import provenance
+from report import section_text
 
 FEATURES = 28
 TOKEN = 25  # 24 characters per value plus its separator

@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from report import git_commit, provenance, section_text
+from provenance import git_commit, provenance
+from report import section_text
 from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary

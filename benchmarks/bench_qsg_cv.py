@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 import qsg_shapes
-from report import git_commit
+from provenance import git_commit
 from sklearn.base import clone
 
 from ordauc import metrics

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 import qsg_shapes
-from report import git_commit
+from provenance import git_commit
 
 from ordauc.data.builtin import synthetic_ordinal
 from ordauc.solvers.dsg import unlabeled

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from report import provenance
+from provenance import provenance
 from threadpoolctl import threadpool_limits
 
 from ordauc.data.builtin import synthetic_binary

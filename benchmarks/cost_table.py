@@ -109,7 +109,7 @@ def write_json(path: Path, after: dict[str, float], rev: str, measured: list[str
     studies not in ``measured`` carry the figures of ``ordauc/claims/costs.py``, and a note says
     which."""
     sys.path.insert(0, str(REPO / "benchmarks"))
-    from report import provenance
+    from provenance import provenance
 
     before = table_at(rev)
     studies = [{"study": s, "before": before[s], "after": after[s]} for s in after

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from report import provenance
+from provenance import provenance
 from threadpoolctl import threadpool_limits
 
 Row = dict[str, Any]
