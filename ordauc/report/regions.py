@@ -3,10 +3,11 @@ nonparallel proximal lines against the parallel boundaries of SVR and SVORIM on 
 ranks).
 
 The results table keeps no models, so the figure refits each solver once, exactly as its cell
-did for the study's first repetition: the same split (from the folder's copy of the config),
-the same training rows and preprocessing, the hyper-parameters the row chose (``p_*``) and the
-row's seed. Each panel shows the predicted rank over a grid of the plane, with the training
-rows on top, and the row's test MZE and MAE in its title.
+did for the study's first repetition (:func:`ordauc.experiment.refit.refit_cell`): the same
+split (from the folder's copy of the config), the same training rows and preprocessing, the
+hyper-parameters the row chose (``p_*``) and the cell's seed. Each panel shows the predicted
+rank over a grid of the plane, with the training rows on top, and the row's test MZE and MAE in
+its title.
 """
 
 from __future__ import annotations
@@ -64,9 +65,8 @@ def regions_data(directory: Path, results: pd.DataFrame) -> list[Regions]:
     keeps no config, or no dataset has two features)."""
     from ordauc import data, metrics, solvers
     from ordauc.errors import UserError
-    from ordauc.experiment.cell import standardized, training_arrays
-    from ordauc.experiment.plan import make_plan, split_of
-    from ordauc.splits import eval_arrays
+    from ordauc.experiment import make_plan
+    from ordauc.experiment.refit import refit_cell
 
     config = study_config(Path(directory))
     if config is None:
@@ -93,27 +93,22 @@ def regions_data(directory: Path, results: pd.DataFrame) -> list[Regions]:
             row = results[(results["key"] == cell.key) & (results["status"] == OK)]
             if row.empty:
                 continue
-            split = split_of(cell, ds, config)
-            X, y = training_arrays(cell, ds, split)
-            info = solvers.info(cell.solver.name)
-            estimator = solvers.get(cell.solver.name, **cell.solver.params)  # a fresh one
-            params = _chosen(row.iloc[0], info.defaults)
-            if "random_state" in info.defaults:
-                params["random_state"] = cell.solver_seed
-            X_plot = np.asarray(ds.X[split.labeled], dtype=np.float64)
+            params = _chosen(row.iloc[0], solvers.info(cell.solver.name).defaults)
+            params.pop("random_state", None)  # the refit seeds the solver as the cell did
+            fitted = refit_cell(cell, ds, config, params)
+            labeled = fitted.split.labeled
+            X_plot = np.asarray(ds.X[labeled], dtype=np.float64)
             lo, hi = X_plot.min(axis=0), X_plot.max(axis=0)
             pad = 0.08 * (hi - lo)
             xx, yy = np.meshgrid(np.linspace(lo[0] - pad[0], hi[0] + pad[0], GRID_POINTS),
                                  np.linspace(lo[1] - pad[1], hi[1] + pad[1], GRID_POINTS))
             plane = np.column_stack([xx.ravel(), yy.ravel()]).astype(ds.X.dtype)
-            X_eval, y_eval = eval_arrays(ds, split)
-            if config.preprocess == "standardize":
-                X, ((plane, _), (X_eval, _)) = standardized(X, [(plane, None), (X_eval, None)])
-            model = estimator.set_params(**params).fit(X, y)
-            predicted[cell.solver.label] = np.asarray(model.predict(plane)).reshape(xx.shape)
+            predicted[cell.solver.label] = np.asarray(
+                fitted.model.predict(fitted.features(plane))).reshape(xx.shape)
+            X_eval, y_eval = fitted.evaluation
             rows[cell.solver.label] = row.iloc[0]
-            refit[cell.solver.label] = metrics.mze(y_eval, model.predict(X_eval))
-            X_fit, y_fit = X_plot, np.asarray(ds.y)[split.labeled]
+            refit[cell.solver.label] = metrics.mze(y_eval, fitted.model.predict(X_eval))
+            X_fit, y_fit = X_plot, np.asarray(ds.y)[labeled]
         if predicted:
             out.append(Regions(spec.label, xx, yy, predicted, X_fit, y_fit, rows,
                                solver_names(results), refit))
