@@ -21,7 +21,7 @@ def body(r: Row) -> list[str]:
         lines += [
             f"| (c) one QSG-S2AUC fit, {c['n_iter']:,} iterations, 200 labeled + 20,000 "
             f"unlabeled rows | {new:.2f} s | the engine without the pool and the compiled "
-            f"cosine {old:.2f} s | {c['fit_ratio']:.2f}x | >= 2.5x |",
+            f"cosine {old:.2f} s | {c['fit_ratio']:.2f}x | {ONE_FIT.target} |",
             f"| (c) the same fit + transductive scores of the unlabeled rows | {new:.2f} s | "
             f"{old:.2f} s + scoring {score:.2f} s | {c['fit_and_score_ratio']:.2f}x | >= 5x |",
             f"| (c) the pool alone | {c['pool_only_fit']['median_s']:.2f} s | {old:.2f} s | "
@@ -33,7 +33,7 @@ def body(r: Row) -> list[str]:
         lines += [
             f"| (a) one cell of the QSG-S2AUC protocol (539 points, 5 folds, {a['n_iter']:,} "
             f"iterations) | {duration(a['cell_shared_s'])} | point by point "
-            f"{duration(a['cell_point_by_point_s'])} | {a['ratio']:.1f}x | >= 15x |",
+            f"{duration(a['cell_point_by_point_s'])} | {a['ratio']:.1f}x | {QSG_CELL.target} |",
             f"| (a) the same against point by point without the engine's savings | | "
             f"{duration(a['cell_point_by_point_today_engine_s'])} | "
             f"{a['ratio_vs_today_engine']:.1f}x | |"]
@@ -41,7 +41,8 @@ def body(r: Row) -> list[str]:
         b = r["b"]
         lines.append(f"| (b) one SAMULT cell ({b['n_train']:,} training rows, 539 points, 5 "
                      f"folds) | {duration(b['cell_shared_s'])} | point by point "
-                     f"{duration(b['cell_point_by_point_s'])} | {b['ratio']:.1f}x | >= 5x |")
+                     f"{duration(b['cell_point_by_point_s'])} | {b['ratio']:.1f}x | "
+                     f"{SAMULT_CELL.target} |")
     if "p" in r:
         p = r["p"]
         lines.append(f"| (p) the QSG papers' CV protocol ({p['cells']} cells x 10 trials, "
@@ -60,18 +61,16 @@ def body(r: Row) -> list[str]:
     return lines + (["", " ".join(notes)] if notes else [])
 
 
-GOALS = (
-    Goal(lambda r: f"one fit {faster(r['c']['fit_ratio'])}", lambda r: r["c"]["fit_ratio"],
-         ">= 2.5x", 2.5, part=("c",)),
-    Goal(lambda r: f"a QSG-S2AUC cell {r['a']['ratio']:.1f}x faster than point by point",
-         lambda r: r["a"]["ratio"], ">= 15x", 15, part=("a",)),
-    Goal(lambda r: f"a SAMULT cell {r['b']['ratio']:.1f}x", lambda r: r["b"]["ratio"], ">= 5x", 5,
-         part=("b",)),
-)
+ONE_FIT = Goal(lambda r: f"one fit {faster(r['c']['fit_ratio'])}",
+               lambda r: r["c"]["fit_ratio"], ">= 2.5x", 2.5, part=("c",))
+QSG_CELL = Goal(lambda r: f"a QSG-S2AUC cell {r['a']['ratio']:.1f}x faster than point by point",
+                lambda r: r["a"]["ratio"], ">= 15x", 15, part=("a",))
+SAMULT_CELL = Goal(lambda r: f"a SAMULT cell {r['b']['ratio']:.1f}x", lambda r: r["b"]["ratio"],
+                   ">= 5x", 5, part=("b",))
 
 
 def rerun(r: Row) -> str:
     return "python benchmarks/bench_grid.py" + (" --quick" if r.get("quick") else "")
 
 
-SECTION = Section("grid", "Grid fits", 20, body, rerun, GOALS)
+SECTION = Section("grid", "Grid fits", 20, body, rerun, (ONE_FIT, QSG_CELL, SAMULT_CELL))
