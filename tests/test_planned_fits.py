@@ -15,9 +15,19 @@ import pytest
 from sklearn.base import BaseEstimator, clone
 
 import ordauc.cost
+from ordauc.config import DatasetSpec, SolverSpec, TuningSpec
 from ordauc.cost.fits import CellShape, PlannedFit
-from ordauc.experiment.halving import QUICK
-from ordauc.experiment.tuners import TunerSpec, make_tuner, spec_fits
+from ordauc.experiment import tuning
+from ordauc.experiment.halving import QUICK, HalvingCV
+from ordauc.experiment.plan import Cell, SplitSeeds
+from ordauc.experiment.tuners import (
+    NoTuning,
+    TunerSpec,
+    make_tuner,
+    planned_fits,
+    spec_fits,
+    tuner_spec,
+)
 from ordauc.solvers.dsg.qsg import QSGS2AUC
 
 # 90 labeled rows (45 per class) and 30 unlabeled: 3 stratified folds fit on 60 labeled rows
@@ -145,6 +155,31 @@ def test_shared_passes_are_what_the_tuner_planned(monkeypatch, halving) -> None:
     fold_models = found[60 + N_U]
     assert fold_models == (18 if halving is None else pytest.approx(3 * 2 * (3 * 9 + 1 * 18)
                                                                      / 27))
+
+
+@pytest.mark.parametrize(("grid", "kind", "profile", "cls"), [
+    ({"lam": [1.0]}, "cv", "quick", NoTuning),
+    ({"lam": [1.0]}, "test", "paper", NoTuning),
+    (LAMS, "test", "quick", tuning.TestSelection),
+    (LAMS, "cv", "paper", tuning.InnerCV),
+    (LAMS, "cv", "quick", HalvingCV),
+])
+def test_a_cell_gets_its_tuner_and_its_plan_from_one_choice(grid, kind, profile, cls) -> None:
+    cell = Cell(dataset=DatasetSpec(name="diabetes"),
+                solver=SolverSpec(label="c", name="svc_rbf", grid=grid),
+                tuning=TuningSpec(kind=kind, folds=FOLDS), task="binary", repetition=0,
+                n_labeled=N_L, n_unlabeled=N_U, seeds=SplitSeeds(1, 3), solver_seed=4,
+                config_hash="h", profile=profile)
+    X, y = problem()
+    spec = tuner_spec(cell)
+    tuner = make_tuner(spec, ["auc"], "binary", 2, y=y, n_labeled=N_L,
+                       evaluation=(X[:40], y[:40]))
+    assert type(tuner) is cls
+    shape = CellShape(N_L, N_U, 2)
+    assert planned_fits(cell, Counted(), shape) == spec_fits(spec, Counted(), grid, shape)
+    assert made(spec, Counted(), grid) == pytest.approx(totals(
+        [(f.n_train, f.repeats * f.models) for f in planned_fits(cell, Counted(), shape)]),
+        rel=1e-12)
 
 
 def test_the_cost_package_imports_nothing_of_the_runner() -> None:
