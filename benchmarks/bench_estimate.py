@@ -31,7 +31,7 @@ def estimate(config: Path, out: Path, data_dir: str | None) -> dict[str, float]:
     """Seconds per solver label, as the dry run estimates them for an empty folder."""
     from ordauc.config import load_config
     from ordauc.experiment import RunOptions
-    from ordauc.experiment.estimate import dry_run_costs
+    from ordauc.experiment.costing import dry_run_costs
     from ordauc.experiment.runner import dry_run
 
     options = RunOptions(out=out, data_dir=data_dir, memory_limit=_bytes(config.stem))

@@ -38,7 +38,7 @@ def one(config: str, data_dir: str, n_jobs: int) -> dict:
     total, and what computing it cost."""
     from ordauc.config import load_config
     from ordauc.experiment import RunOptions
-    from ordauc.experiment.estimate import dry_run_costs
+    from ordauc.experiment.costing import dry_run_costs
     from ordauc.experiment.preflight import default_memory_limit
     from ordauc.experiment.runner import dry_run
 

@@ -34,9 +34,9 @@ MEASURED = {"qsg_s2auc_convergence", "qs3orao_convergence"}  # not the dry run's
 def core_hours(stem: str, profile: str, data_dir: str, jobs: int) -> float:
     """The dry run's total core-hours of ``configs/<stem>.yaml`` under ``profile``."""
     from ordauc.config import load_config
+    from ordauc.cost.estimate import core_hours as total
     from ordauc.experiment import RunOptions
-    from ordauc.experiment.estimate import core_hours as total
-    from ordauc.experiment.estimate import dry_run_costs
+    from ordauc.experiment.costing import dry_run_costs
     from ordauc.experiment.preflight import default_memory_limit
     from ordauc.experiment.runner import dry_run
 

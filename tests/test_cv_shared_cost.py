@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ordauc.experiment.costlaw import Calibration
-from ordauc.experiment.estimate import fit_seconds
+from ordauc.cost.costlaw import Calibration
+from ordauc.cost.estimate import fit_seconds
 from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC
 from ordauc.solvers.kernel.samult import MSAMULT, SAMULT
 

@@ -12,9 +12,14 @@ from sklearn.base import BaseEstimator
 from test_runner import STUDY
 
 from ordauc.config import SolverSpec, TuningSpec
-from ordauc.experiment import calibration as cal
-from ordauc.experiment import estimate as est
+from ordauc.cost import calibration as cal
+from ordauc.cost import estimate as est
+from ordauc.cost.fits import CellShape
+from ordauc.experiment.costing import empty_cell, runtime
+from ordauc.experiment.evaluate import evaluate
 from ordauc.experiment.plan import Cell, SplitSeeds
+from ordauc.experiment.tuners import planned_fits
+from ordauc.experiment.tuning import shared_passes
 
 
 @pytest.fixture(autouse=True)
@@ -34,14 +39,22 @@ def cell(grid: dict, kind: str = "cv", folds: int = 5, labeled_only: bool = Fals
                 solver_seed=4, config_hash="h", labeled_only=labeled_only)
 
 
+def fits_of(c: Cell, n_labeled: int, n_unlabeled: int) -> list[tuple]:
+    """The fits the cell's tuner states, for a solver without shared passes."""
+    from ordauc import solvers
+
+    estimator = solvers.get("svc_rbf")
+    return planned_fits(c, estimator, CellShape(n_labeled, n_unlabeled, 2, c.labeled_only))
+
+
 def test_fits_are_counted_as_the_tuner_makes_them() -> None:
     grid = {"lam": [0.5, 1.0, 2.0], "sigma": [0.5, 1.0]}
     # inner 5-fold CV: every point on 4/5 of the labeled rows (+ every unlabeled row), a refit
-    assert est.fits_of(cell(grid), 100, 400) == [(480, 5, 1)] * 6 + [(500, 1, 1)]
-    assert est.fits_of(cell(grid, labeled_only=True), 100, 400) == [(80, 5, 1)] * 6 + [
+    assert fits_of(cell(grid), 100, 400) == [(480, 5, 1)] * 6 + [(500, 1, 1)]
+    assert fits_of(cell(grid, labeled_only=True), 100, 400) == [(80, 5, 1)] * 6 + [
         (100, 1, 1)]
-    assert est.fits_of(cell(grid, kind="test"), 100, 400) == [(500, 6, 1)]
-    assert est.fits_of(cell({}), 100, 400) == [(500, 1, 1)]
+    assert fits_of(cell(grid, kind="test"), 100, 400) == [(500, 6, 1)]
+    assert fits_of(cell({}), 100, 400) == [(500, 1, 1)]
 
 
 def test_shared_passes_are_counted_per_pass() -> None:
@@ -49,9 +62,9 @@ def test_shared_passes_are_counted_per_pass() -> None:
 
     grid = {"lam": [0.5, 1.0, 2.0], "gamma": [0.2, 0.8], "sigma": [0.5, 1.0]}
     qsg = solvers.get("qsg_s2auc")
-    passes = est.passes(qsg, cell(grid, name="qsg_s2auc"))
+    passes = shared_passes(qsg, grid, shared=True)
     assert sorted(passes) == [6, 6]  # one pass per sigma, every (lam, gamma) inside it
-    assert est.passes(qsg, cell(grid, name="qsg_s2auc", shared=False)) == [1] * 12
+    assert shared_passes(qsg, grid, shared=False) == [1] * 12
     assert len(est.pass_points(qsg, cell(grid, name="qsg_s2auc"))) == 4
 
 
@@ -89,7 +102,8 @@ def _rows(n: int, labeled: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_calibration_recovers_the_constants_of_a_known_cost() -> None:
-    found = cal.calibrate(QuadraticSleeper(), _rows, [250, 500, 1000], uses_unlabeled=False)
+    found = cal.calibrate(QuadraticSleeper(), _rows, [250, 500, 1000], uses_unlabeled=False,
+                          evaluate=evaluate)
     assert found.points == 3 + 2  # three sizes, and the two largest with half the features
     # 1000 rows: 0.01 + 0.02 s; extrapolated to 4000 rows: 0.01 + 0.32 s; the intercept too
     assert found.seconds(1000 ** 2) == pytest.approx(0.03, rel=0.3)
@@ -115,7 +129,7 @@ class GridSleeper(BaseEstimator):
 
 def test_the_grids_average_point_sets_a_fits_cost_not_its_first() -> None:
     points = [{"slow": 1.0}, {"slow": 2.0}, {"slow": 3.0}]
-    found = cal.calibrate(GridSleeper(), _rows, [50, 100], uses_unlabeled=False,
+    found = cal.calibrate(GridSleeper(), _rows, [50, 100], uses_unlabeled=False, evaluate=evaluate,
                           grid_points=points)
     assert found.grid == pytest.approx(2.0, rel=0.25)  # (1 + 2 + 3) / 3 against 1
     assert found.seconds(0.0) == pytest.approx(0.06, rel=0.3)
@@ -172,7 +186,7 @@ def test_a_binary_stand_in_keeps_the_catalogues_class_ratio(monkeypatch) -> None
 
     monkeypatch.setattr(est, "calibrate", timed)
     est._calibration(solvers.get("auc_sdcd"), sector, 2, 10, None, 1000, None,
-                     est.positive_share(sector))
+                     est.positive_share(sector), runtime())
     assert seen == [7]
 
 
@@ -187,7 +201,7 @@ def test_a_calibration_is_reused_only_for_the_same_class_ratio(monkeypatch) -> N
     timed: list[str] = []
     shares: list[float | None] = []
 
-    def calibration(estimator, cell, k, d_cal, sampler, top, calibrate_with, share=None):
+    def calibration(estimator, cell, k, d_cal, sampler, top, calibrate_with, share, *rest):
         timed.append(cell.dataset.name)
         shares.append(share)
         return cal.Calibration(a=0.0, b=1e-12, points=2)
@@ -197,7 +211,7 @@ def test_a_calibration_is_reused_only_for_the_same_class_ratio(monkeypatch) -> N
     base = replace(cell({"lam": [1.0]}, kind="none", name="auc_sdcd"), tuning=TuningSpec())
     cells = [replace(base, dataset=DatasetSpec(name=name), repetition=i)
              for i, name in enumerate(["dna", "letter", "sector", "vowel"])]
-    est.estimate_cells(cells, {}, fixed=0.0)
+    est.estimate_cells(cells, {}, fixed=0.0, runtime=runtime())
     # each states its own ratio (3.3, 24.3, 148, 10): none takes another's calibration
     assert timed == ["dna", "letter", "sector", "vowel"]
     # and each is timed on a stand-in of its own ratio
@@ -235,7 +249,8 @@ def test_a_cell_costs_its_fits_and_finished_rows_rescale_it(monkeypatch) -> None
                             score=1e-7)
     grid = {"lam": [0.5, 1.0]}
     todo = cell(grid)
-    costs, by_key = est.estimate_cells([todo], {}, calibrate_with=lambda: calib, fixed=0.05)
+    costs, by_key = est.estimate_cells([todo], {}, calibrate_with=lambda: calib, fixed=0.05,
+                                       runtime=runtime())
     n_fold, n = 80 + 400, 500  # the catalogue has no diabetes: the sizes of the cell
     shared, model = est.pass_units(_samult(), n_fold, 10, 400)
     # scoring the 250 held-out rows (test_size 0.25 of the 1,000 rows a dataset the
@@ -254,7 +269,8 @@ def test_a_cell_costs_its_fits_and_finished_rows_rescale_it(monkeypatch) -> None
     done = cell(grid)  # the same cell, finished in the folder in twice the estimated time
     rows = [{"key": done.key, "fit_key": done.fit_key, "status": "ok",
              "wall_time_s": str(2 * expected)}]
-    est.scale_by_rows(costs, [done], {}, rows, calibrate_with=lambda: calib, fixed=0.05)
+    est.scale_by_rows(costs, [done], {}, rows, calibrate_with=lambda: calib, fixed=0.05,
+                      runtime=runtime())
     assert costs["samult"].seconds == pytest.approx(2 * expected)
     assert "1 finished fit" in costs["samult"].source
 
@@ -268,7 +284,8 @@ def test_cells_sharing_a_fit_pay_its_process_once_and_score_each(monkeypatch) ->
     one = replace(one, shares_fit=True)
     two = replace(one, n_unlabeled=800)
     assert one.fit_key == two.fit_key and one.key != two.key
-    costs, by_key = est.estimate_cells([one, two], {}, calibrate_with=lambda: calib, fixed=0.5)
+    costs, by_key = est.estimate_cells([one, two], {}, calibrate_with=lambda: calib, fixed=0.5,
+                                       runtime=runtime())
     assert by_key[one.fit_key] == pytest.approx(1.0 + 0.5 + 2 * 0.02)
     assert costs["samult"].cells == 2 and costs["samult"].fits == 1
 
@@ -310,7 +327,7 @@ def test_an_empty_cell_replaces_the_pieces_of_a_cells_fixed_cost(monkeypatch) ->
     one = replace(cell({}, labeled_only=True), shares_fit=True)
     two = replace(one, n_unlabeled=800)
     _, by_key = est.estimate_cells([one, two], {}, calibrate_with=lambda: calib, fixed=0.5,
-                                   empty={"diabetes": 0.3})
+                                   empty={"diabetes": 0.3}, runtime=runtime())
     # the fit, the measured empty cell (with the first cell's metrics), the second's metrics
     assert by_key[one.fit_key] == pytest.approx(1.0 + 0.3 + 0.02)
 
@@ -324,10 +341,12 @@ def test_an_empty_cell_runs_the_cells_own_pipeline(write_config, tmp_path: Path)
         "samult": {"grid": {"lam": [0.5, 1.0]}}}}))
     report = dry_run(config, RunOptions(out=tmp_path / "out"))
     first = report.states[0].cell
-    seconds = cal.empty_cell_seconds(first, report.sizes[first.split_key], config, None)
+    seconds = cal.empty_cell_seconds(first, report.sizes[first.split_key], config, None,
+                                     empty_cell)
     assert 0 < seconds < 10  # ran to status ok: a failed empty cell counts 0
     broken = replace_dataset(first, "no_such_dataset")
-    assert cal.empty_cell_seconds(broken, report.sizes[first.split_key], config, None) == 0
+    assert cal.empty_cell_seconds(broken, report.sizes[first.split_key], config, None,
+                                  empty_cell) == 0
 
 
 def replace_dataset(c: Cell, name: str) -> Cell:

@@ -16,9 +16,11 @@ import pytest
 from sklearn.base import BaseEstimator
 
 from ordauc.config import DatasetSpec, ResamplingSpec, SolverSpec, TuningSpec
-from ordauc.experiment import calibration as cal
-from ordauc.experiment import costlaw
-from ordauc.experiment import estimate as est
+from ordauc.cost import calibration as cal
+from ordauc.cost import costlaw
+from ordauc.cost import estimate as est
+from ordauc.experiment.costing import runtime
+from ordauc.experiment.evaluate import evaluate
 from ordauc.experiment.plan import Cell, SplitSeeds
 
 
@@ -60,8 +62,10 @@ class Idle(BaseEstimator):
 def test_a_calibration_counts_core_seconds_not_wall_time() -> None:
     """A fit that sleeps costs no core-seconds, however long it takes; one that spins costs
     what it burns (a machine busy with other work delays a fit without making it dearer)."""
-    sleeper = cal.calibrate(Idle(wait=0.04), _rows, [100, 200], uses_unlabeled=False)
-    spinner = cal.calibrate(Idle(burn=0.04), _rows, [100, 200], uses_unlabeled=False)
+    sleeper = cal.calibrate(Idle(wait=0.04), _rows, [100, 200], uses_unlabeled=False,
+                            evaluate=evaluate)
+    spinner = cal.calibrate(Idle(burn=0.04), _rows, [100, 200], uses_unlabeled=False,
+                            evaluate=evaluate)
     assert sleeper.fit_seconds(150) < 0.005
     assert spinner.fit_seconds(150) == pytest.approx(0.04, rel=0.25)
 
@@ -116,7 +120,8 @@ def test_two_sizes_and_two_feature_counts_fit_the_exponent(monkeypatch) -> None:
     clock = Clock()  # exact times: the law's fit is what is checked, not this machine's load
     monkeypatch.setattr(cal, "time", clock)
     monkeypatch.setattr(Scaled, "clock", clock)
-    found = cal.calibrate(Scaled(), _rows, [200, 400, 800], uses_unlabeled=False)
+    found = cal.calibrate(Scaled(), _rows, [200, 400, 800], uses_unlabeled=False,
+                          evaluate=evaluate)
     shapes = set(Scaled.seen[1:])  # after the untimed first fit
     assert {n for n, _ in shapes} >= {200, 400, 800} and {d for _, d in shapes} == {4, 8}
     assert found.law.startswith("fitted exponent")
@@ -130,7 +135,8 @@ def test_two_sizes_and_two_feature_counts_fit_the_exponent(monkeypatch) -> None:
     # a first fit past the budget does not leave the calibration with one size
     Scaled.seen = []
     monkeypatch.setattr(cal, "FIT_BUDGET", 1e-6)
-    few = cal.calibrate(Scaled(), _rows, [200, 400, 800], uses_unlabeled=False)
+    few = cal.calibrate(Scaled(), _rows, [200, 400, 800], uses_unlabeled=False,
+                        evaluate=evaluate)
     assert {n for n, _ in Scaled.seen[1:]} == {200, 400} and few.points == 4
 
 
@@ -175,7 +181,7 @@ class Pass(BaseEstimator):
 
 def test_a_pass_is_a_shared_part_and_a_part_per_model_timed_at_two_sizes() -> None:
     points = [{"lam": v} for v in (0.5, 1.0, 2.0, 4.0)]
-    found = cal.calibrate(Pass(), _rows, [200, 400, 800], uses_unlabeled=False,
+    found = cal.calibrate(Pass(), _rows, [200, 400, 800], uses_unlabeled=False, evaluate=evaluate,
                           pass_points=points)
     assert found.passes == 4  # passes of 2 and 4 models at 400 and 800 rows
     # a pass of 34 models on 1,600 rows: the n^2 part once, the n part 34 times
@@ -230,21 +236,21 @@ def _cell(name: str, n_labeled: int | None, n_unlabeled: int | None,
 def test_a_dataset_not_fetched_is_scored_on_the_rows_its_split_will_hold() -> None:
     higgs = _cell("higgs", 100, 10_000)
     # its official test file, not its 10.5 M training rows
-    assert est._sizes(higgs, {})[:4] == (100, 10_000, 500_000, 28)
-    assert est._sizes(higgs, {}, "unlabeled")[2] == 10_000  # evaluate: unlabeled
+    assert est.cell_sizes(higgs, {})[:4] == (100, 10_000, 500_000, 28)
+    assert est.cell_sizes(higgs, {}, "unlabeled")[2] == 10_000  # evaluate: unlabeled
     subset = replace(higgs, dataset=DatasetSpec(name="higgs", params={"n_rows": 1_100_000}),
                      n_unlabeled=None)  # the paper's copy: a subset of the training rows
-    assert est._sizes(subset, {})[:3] == (100, 1_099_900, 500_000)
+    assert est.cell_sizes(subset, {})[:3] == (100, 1_099_900, 500_000)
     # a held-out share of a set without a test file; a train_size; a fold; a partition
-    assert est._sizes(_cell("fourclass", 100, None), {})[:3] == (100, 546, 216)
+    assert est.cell_sizes(_cell("fourclass", 100, None), {})[:3] == (100, 546, 216)
     sized = replace(higgs, dataset=DatasetSpec(name="california"), n_labeled=None,
                     n_unlabeled=None, resampling=ResamplingSpec(train_size=5000))
-    assert est._sizes(sized, {})[:3] == (5000, 0, 15_640)
+    assert est.cell_sizes(sized, {})[:3] == (5000, 0, 15_640)
     fold = replace(sized, resampling=ResamplingSpec(kind="kfold", folds=5))
-    assert est._sizes(fold, {})[:3] == (16_512, 0, 4128)
+    assert est.cell_sizes(fold, {})[:3] == (16_512, 0, 4128)
     part = replace(sized, dataset=DatasetSpec(name="abalone"),
                    resampling=ResamplingSpec(kind="partitions"))
-    assert est._sizes(part, {})[:3] == (1000, 0, 3177)
+    assert est.cell_sizes(part, {})[:3] == (1000, 0, 3177)
 
 
 def test_wall_time_calibrations_of_older_versions_are_timed_again(tmp_path: Path,
@@ -275,12 +281,14 @@ def test_past_the_budget_a_sweeps_labels_share_a_calibration(monkeypatch, tmp_pa
     first = _cell("fourclass", 100, 0)
     second = replace(first, solver=replace(first.solver, label="samult.lam=2",
                                            params={"lam": 2.0}))
-    est.estimate_cells([first, second], {}, calibrate_with=calibrate, fixed=0.0)
+    est.estimate_cells([first, second], {}, calibrate_with=calibrate, fixed=0.0,
+                       runtime=runtime())
     assert len(made) == 2  # within the budget, each label its own
     made.clear()
     monkeypatch.setenv("ORDAUC_CACHE", str(tmp_path / "another"))  # nothing cached
     monkeypatch.setattr(est, "CALIBRATION_BUDGET", -1.0)
-    costs, _ = est.estimate_cells([first, second], {}, calibrate_with=calibrate, fixed=0.0)
+    costs, _ = est.estimate_cells([first, second], {}, calibrate_with=calibrate, fixed=0.0,
+                       runtime=runtime())
     assert len(made) == 1 and costs["samult.lam=2"].seconds == costs["samult"].seconds
 
 

@@ -19,7 +19,8 @@ from runner_solvers import read_fit_log
 
 from ordauc import solvers
 from ordauc.config import load_config
-from ordauc.experiment import estimate as est
+from ordauc.cost import estimate as est
+from ordauc.experiment.costing import runtime
 from ordauc.experiment.plan import make_plan
 from ordauc.solvers._base import reads_unlabeled
 from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC, _QSGBase
@@ -204,7 +205,7 @@ def test_the_estimate_counts_one_labeled_fit_per_labeled_set(write_config, monke
     monkeypatch.setattr(est, "metrics_seconds", lambda task, k, n: 0.0)
     seen: list[bool] = []
 
-    def calibrate(estimator, rows, sizes, uses_unlabeled, *args):
+    def calibrate(estimator, rows, sizes, uses_unlabeled, *args, **kwargs):
         seen.append(uses_unlabeled)
         return est.Calibration(a=1.0, b=0.0, points=2)  # every fit 1 s
 
@@ -214,7 +215,7 @@ def test_the_estimate_counts_one_labeled_fit_per_labeled_set(write_config, monke
         "gamma1": {"solver": "qsg_s2auc", "params": {**QSG, "gamma": 1.0}, "grid": grid},
         "semi": {"solver": "qsg_s2auc", "params": {**QSG, "gamma": 0.5}, "grid": grid}})
     cells = list(make_plan(config).cells)
-    costs, _ = est.estimate_cells(cells, {}, fixed=0.0)
+    costs, _ = est.estimate_cells(cells, {}, fixed=0.0, runtime=runtime())
     # inner 3-fold CV over 2 points and a refit: 7 fits per fit group, one group per
     # repetition for gamma = 1, one per repetition and unlabeled size for gamma = 0.5
     assert costs["gamma1"].cells == costs["semi"].cells == 4

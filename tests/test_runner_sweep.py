@@ -180,7 +180,8 @@ def test_a_sweep_without_own_fit_times_shares_the_call_time(cli, write_config, t
 
 
 def test_the_estimate_costs_a_sweep_task_as_one_fit(write_config, monkeypatch) -> None:
-    from ordauc.experiment import estimate as est
+    from ordauc.cost import estimate as est
+    from ordauc.experiment.costing import runtime
     from ordauc.experiment.plan import make_plan
 
     monkeypatch.setattr(est, "metrics_seconds", lambda task, k, n: 0.0)
@@ -192,7 +193,7 @@ def test_the_estimate_costs_a_sweep_task_as_one_fit(write_config, monkeypatch) -
 
     def total() -> tuple[float, int]:
         costs, _ = est.estimate_cells(cells, {}, calibrate_with=lambda: calib, fixed=0.0,
-                                      curves=True)
+                                      curves=True, runtime=runtime())
         return sum(c.seconds for c in costs.values()), sum(c.fits for c in costs.values())
 
     assert total() == (pytest.approx(2.0), 2)  # one fit per split: the shared trajectory

@@ -135,7 +135,8 @@ def test_calibration_scores_an_ordinal_draw_that_misses_the_top_class() -> None:
     """A dry run's timing draw of a set whose top class is rare (era's 9th: 18 of 1,000 rows)
     may not hold that class: the timing scores the model on the classes it saw."""
     from ordauc import solvers
-    from ordauc.experiment.calibration import calibrate
+    from ordauc.cost.calibration import calibrate
+    from ordauc.experiment.evaluate import evaluate
 
     def rows(n: int, labeled: int) -> tuple[np.ndarray, np.ndarray]:
         rng = np.random.default_rng(n)
@@ -144,5 +145,5 @@ def test_calibration_scores_an_ordinal_draw_that_misses_the_top_class() -> None:
         return rng.random((n, 3)), y
 
     made = calibrate(solvers.get("svorim"), rows, [60, 120], False, task="ordinal",
-                     n_classes=4)
+                     n_classes=4, evaluate=evaluate)
     assert made is not None

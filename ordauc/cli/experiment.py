@@ -227,9 +227,10 @@ def _print_estimate(report: object, options: RunOptions, config: Config) -> None
     """The cost of the cells still to run, per solver and in total, on this machine."""
     import os
 
+    from ordauc.cost.calibration import busy
+    from ordauc.cost.estimate import core_hours, human, wall_seconds
     from ordauc.experiment.backends import make_backend
-    from ordauc.experiment.calibration import busy
-    from ordauc.experiment.estimate import core_hours, dry_run_costs, human, wall_seconds
+    from ordauc.experiment.costing import dry_run_costs
     from ordauc.experiment.preflight import default_memory_limit
     from ordauc.experiment.runner import KEPT_STATES
 

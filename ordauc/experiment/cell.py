@@ -37,12 +37,12 @@ from threadpoolctl import threadpool_limits
 from ordauc.config import Config
 from ordauc.errors import ResourceLimitError
 from ordauc.experiment.evaluate import CurveRecorder, evaluate
-from ordauc.experiment.halving import HalvingCV
 from ordauc.experiment.isolate import CellTimeout, ChildDied, run_isolated
 from ordauc.experiment.plan import Cell, split_of
 from ordauc.experiment.preflight import SplitSizes
-from ordauc.experiment.tuning import OWN, InnerCV, TestSelection, fit_timed
-from ordauc.splits import Split, cv_folds, eval_arrays, train_arrays
+from ordauc.experiment.tuners import make_tuner, tuner_spec
+from ordauc.experiment.tuning import fit_timed
+from ordauc.splits import Split, eval_arrays, train_arrays
 
 _MESSAGE_CHARS = 500
 
@@ -259,22 +259,10 @@ def prepare(task: CellTask) -> Prepared:
     if "random_state" in estimator.get_params(deep=False):
         estimator.set_params(random_state=cell.solver_seed)
     names = list(dict.fromkeys(c.cv_metric or cell.tuning.metrics[0] for c in task.cells))
-    n_labeled = int(splits[0].labeled.size)
-    if cell.tuning.kind == "test":
-        X_eval, y_eval = targets[0]  # tuning on the evaluation rows: their cells share them
-        tuner: Any = TestSelection(X_eval, y_eval, names, cell.task, dataset.n_classes,
-                                   describe)
-    else:
-        folds = (cv_folds(y[:n_labeled], y.size - n_labeled, cell.tuning.folds,
-                          cell.seeds.inner, split_unlabeled=OWN in names)
-                 if cell.tuned else [])
-        if cell.profile == "quick":
-            tuner = HalvingCV(folds, names, cell.task, dataset.n_classes, describe,
-                              shared=cell.tuning.shared, max_bytes=task.memory_budget,
-                              seed=cell.seeds.inner)
-        else:
-            tuner = InnerCV(folds, names, cell.task, dataset.n_classes, describe,
-                            shared=cell.tuning.shared, max_bytes=task.memory_budget)
+    # tuning on the evaluation rows (``tuning: test``): the cells share the first's
+    tuner = make_tuner(tuner_spec(cell), names, cell.task, dataset.n_classes, y=y,
+                       n_labeled=int(splits[0].labeled.size), evaluation=targets[0],
+                       describe=describe, max_bytes=task.memory_budget)
     return Prepared(dataset, X, y, targets, estimator, names, tuner)
 
 

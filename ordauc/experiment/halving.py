@@ -51,7 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from ordauc.experiment.tuning import Scores, Tuned, _Search, _single, ranked
+from ordauc.cost.fits import CellShape, PlannedFit
+from ordauc.experiment.tuning import Scores, Tuned, _Search, _single, ranked, shared_passes
 
 PROFILES = ("paper", "quick")
 QUICK_REPEATS = 3  # the quick profile runs the first repetitions of each dataset's plan
@@ -187,6 +188,45 @@ class HalvingCV:
         self.shared, self.max_bytes = shared, max_bytes
         self.seed, self.halving = int(seed), halving
         self.search = _Search(names, task, n_classes, describe)
+
+    @staticmethod
+    def planned_fits(estimator: Any, grid: dict[str, list[Any]], shape: CellShape,
+                     folds: int, shared: bool = True, halving: Halving = QUICK
+                     ) -> list[PlannedFit]:
+        """The fits of the search (module docstring) and the refit, without fitting.
+
+        By iterations (a solver whose shared passes can be paused, with a pass of two or more
+        points): each pass once per fold, its models weighted by the share of ``n_iter`` each
+        runs (``models`` is then that sum). Else by samples: each round's candidates, spread
+        evenly over the passes, on the round's share of a fold's rows (every stratum keeps
+        that share).
+
+        By samples the statement is exact where a fold's labeled rows are (k - 1) / k of the
+        labeled rows and the schedule of those and of all the labeled rows (the resource the
+        search divides) give the same shares; it differs where they do not (the last round's
+        share then reads below 1), and it counts every round of the schedule, also a last
+        round left with one candidate, which the search skips."""
+        models = shared_passes(estimator, grid, shared)
+        n_fold = shape.fold_rows(folds)
+        refit = PlannedFit(shape.n_train, 1, 1.0)
+        resource = getattr(estimator, "grid_resource", None)
+        if resource is not None and len(models) < sum(models):
+            top = int(estimator.get_params()[resource])
+            out = []
+            for m in models:
+                done, work = 0, 0.0
+                for resources, alive in halving.rounds(m, top, 1):
+                    work, done = work + alive * (resources - done) / top, resources
+                out.append(PlannedFit(n_fold, folds, work))
+            return [*out, refit]
+        n_fit_labeled = shape.fold_labeled(folds)
+        out = []
+        for resources, alive in halving.rounds(sum(models), n_fit_labeled,
+                                               2 * folds * shape.n_classes):
+            share = min(1.0, resources / max(n_fit_labeled, 1))
+            per_pass = alive / len(models)
+            out += [PlannedFit(max(1, int(share * n_fold)), folds, per_pass)] * len(models)
+        return [*out, refit]
 
     def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]
              ) -> dict[str, Tuned]:

@@ -181,13 +181,14 @@ def _skip_unfetched(plan: Plan, checked: Preflight, missing: list[str], evaluate
                     ) -> Preflight:
     """The cells of the datasets not fetched as skips (survey() runs them once fetched), their
     rows sized from the catalogue."""
-    from ordauc.experiment.estimate import catalogue_split
+    from ordauc.cost.sizes import catalogue_shape
+    from ordauc.experiment.preflight import SplitSizes
 
     cells = [cell for cell in plan.cells if cell.dataset.name in missing]
     skips = {cell.key: f"dataset {cell.dataset.name} is not fetched: `ordauc fetch "
                        f"{cell.dataset.name}` gets it, and the next run fills this cell"
              for cell in cells}
-    sizes = {cell.split_key: catalogue_split(cell, evaluate) for cell in cells}
+    sizes = {cell.split_key: SplitSizes(*catalogue_shape(cell, evaluate)) for cell in cells}
     return replace(checked, skips={**checked.skips, **skips}, sizes={**checked.sizes, **sizes})
 
 

@@ -33,6 +33,12 @@ search.
 These are the ``paper`` profile's searches. The ``quick`` profile searches the same folds by
 successive halving (:class:`~ordauc.experiment.halving.HalvingCV`), with the same scoring,
 failure counting and choice rules (:func:`ranked`); ``tuning: test`` is the same in both.
+:func:`~ordauc.experiment.tuners.make_tuner` builds the tuner of a cell.
+
+Each tuner states the fits it will make, from its settings and the cell's shape and without
+fitting (``planned_fits``: :class:`~ordauc.cost.fits.PlannedFit` records): what the dry run's
+estimate prices (:mod:`ordauc.cost.estimate`), so that the estimate follows the search as it
+is. The records count what the search fits, and the caller's refit of the chosen point.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
 from ordauc import metrics
+from ordauc.cost.fits import CellShape, PlannedFit
 
 
 @dataclass(frozen=True)
@@ -224,6 +231,21 @@ def ranked(means: list[float], metric: str) -> list[int]:
     return sorted(range(len(means)), key=rank)  # a stable sort keeps the first of equal ranks
 
 
+def shared_passes(estimator: Any, grid: dict[str, list[Any]], shared: bool) -> list[int]:
+    """The models of each fit an inner-CV search makes per fold: one per grid point, or with
+    ``shared`` passes one per pass (the points with one ``grid_key``) for a solver with
+    shared grid fits (a pass split to fit the memory budget counts as one)."""
+    points = list(ParameterGrid(grid))
+    if not (shared and hasattr(estimator, "grid_key")):
+        return [1] * len(points)
+    params = estimator.get_params()
+    groups: dict[tuple, int] = {}
+    for point in points:
+        key = estimator.grid_key({**params, **point})
+        groups[key] = groups.get(key, 0) + 1
+    return list(groups.values())
+
+
 def _single(grid: dict[str, list[Any]], names: list[str]
             ) -> tuple[list[dict[str, Any]], dict[str, Tuned] | None]:
     """The grid's points, and the answer at once when there is nothing to choose."""
@@ -248,6 +270,16 @@ class InnerCV:
         self.folds = folds
         self.shared, self.max_bytes = shared, max_bytes
         self.search = _Search(names, task, n_classes, describe)
+
+    @staticmethod
+    def planned_fits(estimator: Any, grid: dict[str, list[Any]], shape: CellShape,
+                     folds: int, shared: bool = True) -> list[PlannedFit]:
+        """The fits of a search over ``grid`` by ``folds``-fold CV and the refit: each shared
+        pass (or grid point) once per fold on a fold's fitting rows, then the chosen point on
+        every training row. ``estimator`` carries the parameters the grid overrides."""
+        n_fold = shape.fold_rows(folds)
+        return [*(PlannedFit(n_fold, folds, m) for m in shared_passes(estimator, grid, shared)),
+                PlannedFit(shape.n_train, 1, 1)]
 
     def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]
              ) -> dict[str, Tuned]:
@@ -289,6 +321,13 @@ class TestSelection:
                  n_classes: int, describe: Any = None) -> None:
         self.X_eval, self.y_eval = X_eval, y_eval
         self.search = _Search(names, task, n_classes, describe)
+
+    @staticmethod
+    def planned_fits(estimator: Any, grid: dict[str, list[Any]], shape: CellShape
+                     ) -> list[PlannedFit]:
+        """Every grid point fitted once on every training row (the kept model is one of
+        them: no refit)."""
+        return [PlannedFit(shape.n_train, len(ParameterGrid(grid)), 1)]
 
     def tune(self, estimator: Any, X: Any, y: np.ndarray, grid: dict[str, list[Any]]
              ) -> dict[str, Tuned]:

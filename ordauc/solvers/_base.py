@@ -99,7 +99,7 @@ class OrdaucEstimator(BaseEstimator):
 
     def fit_cost(self, n_samples: int, n_features: int) -> float:
         """The relative work of one ``fit`` on ``n_samples`` rows: the cost model whose
-        constants a dry run calibrates on the machine (:mod:`ordauc.experiment.estimate`).
+        constants a dry run calibrates on the machine (:mod:`ordauc.cost.estimate`).
         n^2 d here, what a kernel method pays to evaluate its kernel; solvers whose work grows
         otherwise say so."""
         return float(n_samples) ** 2 * n_features

@@ -1,6 +1,6 @@
 """What a run will cost before it starts: core-hours and wall time per solver and in total.
 
-Every figure is core-seconds, CPU time (:mod:`ordauc.experiment.calibration` times in CPU
+Every figure is core-seconds, CPU time (:mod:`ordauc.cost.calibration` times in CPU
 time, so the estimate holds while other work loads the machine). Every solver declares a cost
 model: ``fit_cost(n_samples, n_features)``, the relative work of one fit (e.g. n^3 for
 SAMULT's dense solve, n_iter (c + n) for the QSG engine, whose every iteration touches the
@@ -11,19 +11,22 @@ model. Their constants are measured on this machine, on rows of the study's own 
 where they are fetched. Where the results folder already holds finished rows of a solver,
 their measured times rescale its estimate instead (:func:`scale_by_rows`).
 
-A cell costs its fits: with inner k-fold CV over p grid points, p k fits on the fitting part of
-the folds (or, for a solver with shared grid passes, one pass per group of points and fold)
-and one refit on every training row; with test selection, p fits; untuned, one fit. Cells
-that share a fit (a supervised solver at every unlabeled size, also a semi-supervised one
-whose configuration reads no unlabeled row, :func:`~ordauc.experiment.plan.labeled_only`,
-which the plan records as ``cell.labeled_only``; one search for several selection metrics)
-are counted once, on the rows it is fitted on (the labeled rows alone for a labeled-only
-cell); a fit group adds what its process pays once (the fork and loading the dataset, both
-measured), and each cell the scoring of its evaluation rows: the pre-flight's sizes, or for a
-dataset not fetched the catalogue's (:func:`catalogue_sizes`: its test file, its held-out
-rows, or the unlabeled rows under ``evaluate: unlabeled``). The wall time at ``n_jobs``
-parallel cells is the core time divided by ``n_jobs``, and never below the longest single fit
-group.
+A cell costs its fits, as its tuner states them (:class:`~ordauc.cost.fits.PlannedFit`
+records, asked through the :class:`~ordauc.cost.fits.Runtime` the runner hands in): with inner
+k-fold CV over p grid points, p k fits on the fitting part of the folds (or, for a solver with
+shared grid passes, one pass per group of points and fold) and one refit on every training
+row; with test selection, p fits; untuned, one fit; under successive halving, its rounds. The
+estimate prices those records and never models a search itself. Cells that share a fit (a
+supervised solver at every unlabeled size, also a semi-supervised one whose configuration
+reads no unlabeled row, which the plan records as ``cell.labeled_only``; one search for
+several selection metrics) are counted once, on the rows it is fitted on (the labeled rows
+alone for a labeled-only cell); a fit group adds what its process pays once (the fork and
+loading the dataset, both measured), and each cell the scoring of its evaluation rows: the
+pre-flight's sizes, or for a dataset not fetched the catalogue's
+(:func:`~ordauc.cost.sizes.catalogue_sizes`: its test file, its held-out rows, or the
+unlabeled rows under ``evaluate: unlabeled``). The wall time
+at ``n_jobs`` parallel cells is the core time divided by ``n_jobs``, and never below the
+longest single fit group.
 
 Calibrating is bounded: past :data:`CALIBRATION_BUDGET` CPU seconds of timing in one dry run,
 a solver's further datasets reuse its calibration on the dataset with the nearest feature
@@ -40,14 +43,13 @@ from typing import Any
 
 from sklearn.model_selection import ParameterGrid
 
-from ordauc.experiment.calibration import (
+from ordauc.cost.calibration import (
     GRID_POINTS,
     Calibration,
     Sampler,
     cached_calibration,
     calibrate,
     calibration_sizes,
-    empty_cell_seconds,
     fit_units,
     fork_seconds,
     metrics_seconds,
@@ -55,25 +57,22 @@ from ordauc.experiment.calibration import (
     score_units,
     synthetic,
 )
-from ordauc.experiment.fitcount import (  # how fits are counted; re-exported
-    fits_of,
-    grid_spread,
-    pass_points,
-    passes,
-    quick_fits,
-)
+from ordauc.cost.fits import CellShape, PlannedFit, Runtime
+from ordauc.cost.overhead import empty_cell_seconds
+from ordauc.cost.points import grid_spread, pass_points
+from ordauc.cost.sizes import cell_sizes, positive_share
 
 CALIBRATION_BUDGET = 120.0  # CPU seconds of timing a dry run spends before reusing calibrations
 
-__all__ = ["GRID_POINTS", "Calibration", "Sampler", "estimate_cells", "fit_seconds",
-           "fit_units", "fits_of", "grid_spread", "pass_points", "pass_units", "passes",
-           "quick_fits", "samplers_for", "scale_by_rows"]
+__all__ = ["GRID_POINTS", "Calibration", "PlannedFit", "Runtime", "Sampler", "SolverCost",
+           "core_hours", "dry_run_costs", "estimate_cells", "fit_seconds", "fit_units",
+           "human", "pass_units", "samplers_for", "scale_by_rows", "wall_seconds"]
 
 
 def fit_seconds(calib: Calibration, estimator: Any, n: int, d: int, n_unlabeled: int,
                 count: float, models: float, folds: int = 0) -> float:
     """Core-seconds of ``count`` fits of ``models`` models each on ``n`` rows (a lone fit, or
-    a shared pass: :class:`~ordauc.experiment.costlaw.Calibration`).
+    a shared pass: :class:`~ordauc.cost.costlaw.Calibration`).
 
     ``count`` fits that are the ``folds`` of one cross-validation (``count == folds``) may
     share work across the folds: a solver that says so declares
@@ -130,80 +129,11 @@ def human(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def _sizes(cell: Any, sizes: dict, evaluate: str = "test") -> tuple[int, int, int, int, int]:
-    """(n_labeled, n_unlabeled, n_evaluated, n_features, n_classes) of a cell's split:
-    measured by the pre-flight, or read off the catalogue for a dataset not fetched yet
-    (:func:`catalogue_sizes`)."""
-    from ordauc.data.catalog import CATALOG
-
-    entry = CATALOG.get(cell.dataset.name)
-    k = _catalogue_value(entry, cell.dataset.params, "n_classes") or (
-        2 if cell.task == "binary" else 5)
-    found = sizes.get(cell.split_key)
-    if found is not None:
-        return found.n_labeled, found.n_unlabeled, found.n_test, found.n_features, k
-    n_l, n_u, n_eval = catalogue_sizes(cell, entry, evaluate)
-    return n_l, n_u, n_eval, _catalogue_value(entry, cell.dataset.params, "d") or 10, k
-
-
-def catalogue_split(cell: Any, evaluate: str = "test") -> Any:
-    """The :class:`~ordauc.experiment.preflight.SplitSizes` a cell of a dataset not fetched
-    will have, read off the catalogue (what the rows of its skipped cells report)."""
-    from ordauc.experiment.preflight import SplitSizes
-
-    return SplitSizes(*_sizes(cell, {}, evaluate)[:4])
-
-
-def _catalogue_value(entry: Any, params: dict[str, Any], field: str) -> int:
-    """A catalogue size (``n``, ``d``, ``n_classes``) under the spec's load parameters: the
-    parameter that sets it (``set_by``), ``n_rows`` (a seeded subset of the training rows) for
-    ``n``; 0 when the catalogue does not know the dataset."""
-    if entry is None:
-        return 0
-    value = int(getattr(entry, field, 0) or 0)
-    key = (getattr(entry, "set_by", {}) or {}).get(field)
-    if key and params.get(key) is not None:
-        value = int(params[key])
-    if field == "n" and params.get("n_rows") is not None:
-        value = min(value or int(params["n_rows"]), int(params["n_rows"]))
-    return value
-
-
-def catalogue_sizes(cell: Any, entry: Any, evaluate: str = "test") -> tuple[int, int, int]:
-    """(n_labeled, n_unlabeled, n_evaluated) of a cell whose dataset is not fetched, as its
-    split will draw them (:func:`ordauc.splits.make_split`) from the catalogue's sizes: the
-    evaluation rows are the unlabeled ones under ``evaluate: unlabeled``, else the official
-    test file (``n_test``; a partition's published test part), a fold (``kfold``) or the
-    held-out rows (``train_size`` or ``test_size``); the training pool is what is left."""
-    r = cell.resampling
-    n = _catalogue_value(entry, cell.dataset.params, "n") or 1000
-    options = getattr(entry, "options", {}) or {}
-    official = getattr(entry, "n_test", None)
-    if r.kind == "partitions" and options.get("split"):
-        pool, held = (int(v) for v in options["split"])
-    elif r.kind == "partitions":  # published hold-outs of the survey: 75 / 25
-        held = max(1, round(0.25 * n))
-        pool = n - held
-    elif r.kind == "kfold":
-        held = max(1, n // max(r.folds, 1))
-        pool = n - held
-    elif official:
-        pool, held = n, int(official)
-    elif isinstance(r.train_size, int):
-        pool, held = min(r.train_size, n - 1), n - min(r.train_size, n - 1)
-    else:
-        held = max(1, round(r.test_size * n))
-        pool = n - held
-    n_l = min(cell.n_labeled, pool) if cell.n_labeled is not None else pool
-    n_u = cell.n_unlabeled if cell.n_unlabeled is not None else max(pool - n_l, 0)
-    n_u = min(n_u, max(pool - n_l, 0))
-    return n_l, n_u, (n_u if evaluate == "unlabeled" else held)
-
-
 def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool,
-                 minmax: bool = False) -> dict[str, Sampler]:
+                 minmax: bool = False, scaler: Any = None) -> dict[str, Sampler]:
     """A :class:`Sampler` per dataset label of ``cells`` that is fetched (loaded lazily, only
-    when a calibration needs its rows)."""
+    when a calibration needs its rows); ``scaler`` the runner's ``preprocess: minmax`` map
+    (:attr:`Runtime.minmax_scaler`)."""
     from ordauc import data
 
     out: dict[str, Sampler] = {}
@@ -214,31 +144,34 @@ def samplers_for(cells: list[Any], data_dir: str | None, standardize: bool,
         extra = {"partition": 0} if cell.resampling.kind == "partitions" else {}
         out[spec.label] = Sampler(
             lambda s=spec, e=extra: data.load(s.name, data_dir, **s.params, **e), standardize,
-            minmax)
+            minmax, scaler)
     return out
 
 
 def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
                    memory_share: int | None = None, samplers: dict[str, Sampler] | None = None,
                    fixed: float | None = None, empty: dict[str, float] | None = None,
-                   evaluate: str = "test", curves: bool = False
+                   evaluate: str = "test", curves: bool = False, *, runtime: Runtime
                    ) -> tuple[dict[str, SolverCost], dict[str, float]]:
     """Per solver label, the cost of ``cells`` (those to run), in core-seconds; and each fit
     group's estimated core-seconds by fit key (to compare with finished rows).
 
+    ``runtime`` (:class:`~ordauc.cost.fits.Runtime`, the runner's) states each group's fits
+    (its tuner's ``planned_fits``), which cells of a sweep share one task, and runs what the
+    estimate measures of the runner.
+
     ``samplers`` (dataset label -> :class:`Sampler`) give the rows calibrations are timed on;
     datasets without one are stood in for by synthetic rows. ``empty`` (dataset label ->
-    seconds, :func:`~ordauc.experiment.calibration.empty_cell_seconds`) is what one of its
+    seconds, :func:`~ordauc.cost.overhead.empty_cell_seconds`) is what one of its
     cells costs besides the solver; where it is not known, a fit group costs ``fixed`` (its
     process, measured when None), its dataset's loading and each cell's metrics. A group whose
     fit needs more than ``memory_share`` bytes is counted as skipped, as the memory guard will
     skip it (the guard itself only sizes fetched datasets). ``evaluate`` is the study's
     (``test`` or ``unlabeled``): which rows an unfetched dataset's cells are scored on;
     ``curves`` whether it records curves (an iterative solver's sweep then keeps a task per
-    spec, :func:`~ordauc.experiment.sweep.sweep_task`).
+    spec: ``runtime.shared_task``).
     """
     from ordauc import solvers
-    from ordauc.experiment.sweep import sweep_task
 
     samplers = samplers or {}
     groups: dict[str, list[Any]] = {}
@@ -246,10 +179,10 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         groups.setdefault(cell.fit_key, []).append(cell)
     tops: dict[tuple[str, str], int] = {}  # the largest training set per solver and dataset
     for cell in cells:
-        n_l, n_u, _, _, _ = _sizes(cell, sizes, evaluate)
+        n_l, n_u, _, _, _ = cell_sizes(cell, sizes, evaluate)
         pair = (cell.solver.label, cell.dataset.label)
         tops[pair] = max(tops.get(pair, 0), n_l + (0 if cell.labeled_only else n_u))
-    process = fork_seconds() if fixed is None and groups else (fixed or 0.0)
+    process = fork_seconds(runtime.isolate) if fixed is None and groups else (fixed or 0.0)
     # (calib, d, solver name, positive share) by (label, dataset) or (label, d, share)
     calibrations: dict[tuple, tuple[Calibration, int, str, float | None]] = {}
     spent = 0.0
@@ -259,7 +192,7 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
     paid: set[str] = set()  # the sweep tasks whose shared fit is already counted
     for key, group in groups.items():
         cell = group[0]
-        n_l, n_u, _, d, k = _sizes(cell, sizes, evaluate)
+        n_l, n_u, _, d, k = cell_sizes(cell, sizes, evaluate)
         point = next(iter(ParameterGrid(cell.solver.grid)))
         estimator = solvers.get(cell.solver.name, **cell.solver.params).set_params(**point)
         label = cell.solver.label
@@ -289,16 +222,14 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
                 started = time.process_time()  # CPU: a loaded machine spends no more
                 calibrations[ckey] = (_calibration(estimator, cell, k, d_cal, sampler,
                                                    tops[label, cell.dataset.label],
-                                                   calibrate_with, share),
+                                                   calibrate_with, share, runtime),
                                       d, cell.solver.name, share)
                 spent += time.process_time() - started
         calib = calibrations[ckey][0]
-        fits = (quick_fits(cell, estimator, n_l, n_u, k)
-                if getattr(cell, "profile", "paper") == "quick"
-                else fits_of(cell, n_l, n_u, passes(estimator, cell)))
+        fits = runtime.planned_fits(cell, estimator, CellShape(n_l, n_u, k, cell.labeled_only))
         n_u_fit = 0 if cell.labeled_only else n_u
         folds = cell.tuning.folds if cell.tuned and cell.tuning.kind == "cv" else 0
-        together = sweep_task(cell, curves)
+        together = runtime.shared_task(cell, curves)
         if together is not None and together in paid:
             fits = []  # a sweep's specs of one split share one task and one trajectory: paid
         elif together is not None:
@@ -313,7 +244,7 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
         else:
             seconds += process + (sampler.load_seconds if sampler else 0.0)
         for at, c in enumerate(group):  # each cell scores its rows and computes every metric
-            n_eval = _sizes(c, sizes, evaluate)[2]
+            n_eval = cell_sizes(c, sizes, evaluate)[2]
             seconds += calib.score * score_units(estimator, n_train, n_eval, d)
             if known is not None and at == 0:
                 continue  # the empty cell computed the first cell's metrics
@@ -329,22 +260,12 @@ def estimate_cells(cells: list[Any], sizes: dict, calibrate_with: Any = None,
     return costs, by_key
 
 
-def positive_share(cell: Any) -> float | None:
-    """The share of positive rows of a binary dataset whose catalogue entry states its class
-    ratio n-/n+ (AUC-DCD's Table 1 sets; a pairwise solver's work is n+ n- pairs), else None:
-    the synthetic stand-in of a dataset not fetched then has that share."""
-    from ordauc.data.catalog import CATALOG
-
-    entry = CATALOG.get(cell.dataset.name)
-    ratio = entry.class_ratio if entry is not None else None
-    return None if cell.task != "binary" or ratio is None else 1.0 / (1.0 + ratio)
-
-
 def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler | None,
-                 top: int, calibrate_with: Any, share: float | None = None) -> Calibration:
+                 top: int, calibrate_with: Any, share: float | None, runtime: Runtime
+                 ) -> Calibration:
     """The solver's calibration on the cell's dataset (or synthetic rows, ``share`` of them
-    positive: :func:`positive_share`), from the cache of this machine when it was timed
-    before."""
+    positive: :func:`~ordauc.cost.sizes.positive_share`), from the cache of this machine when
+    it was timed before."""
     from ordauc import solvers
 
     # the rows a fit of the cell meets: the labeled ones alone for a cell fitted on them
@@ -364,7 +285,8 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
         rows = partial(synthetic, cell.task, k, d=d_cal, positive_share=share)
         where = f"synthetic|{d_cal}" + ("" if share is None else f"|positive {share:.4g}")
     make = calibrate_with or (lambda: calibrate(estimator, rows, calibration_sizes(top), uses,
-                                                shared, cell.task, k, spread))
+                                                shared, cell.task, k, spread,
+                                                evaluate=runtime.evaluate))
     name = (f"{cell.solver.name}|{sorted(estimator.get_params().items())!r}|{cell.task}|{k}"
             f"|{where}|{len(shared)}|{spread!r}")
     if declared and not uses:  # timed on labeled rows alone: not the semi-supervised timing
@@ -375,7 +297,8 @@ def _calibration(estimator: Any, cell: Any, k: int, d_cal: int, sampler: Sampler
 def scale_by_rows(costs: dict[str, SolverCost], done_cells: list[Any], sizes: dict,
                   rows: list[dict[str, str]], calibrate_with: Any = None,
                   samplers: dict[str, Sampler] | None = None, fixed: float | None = None,
-                  empty: dict[str, float] | None = None, evaluate: str = "test") -> None:
+                  empty: dict[str, float] | None = None, evaluate: str = "test", *,
+                  runtime: Runtime) -> None:
     """Rescale each solver's estimate by its finished rows in the folder: the ratio of their
     measured time (per fit group) to what the model estimates for them. The rows record wall
     time, which equals a cell's core-seconds on a machine it had to itself (a cell runs on
@@ -383,7 +306,8 @@ def scale_by_rows(costs: dict[str, SolverCost], done_cells: list[Any], sizes: di
     if not done_cells:
         return
     _, estimated = estimate_cells(done_cells, sizes, calibrate_with, samplers=samplers,
-                                  fixed=fixed, empty=empty, evaluate=evaluate)
+                                  fixed=fixed, empty=empty, evaluate=evaluate,
+                                  runtime=runtime)
     measured: dict[str, float] = {}
     for row in rows:
         try:
@@ -407,27 +331,25 @@ def scale_by_rows(costs: dict[str, SolverCost], done_cells: list[Any], sizes: di
             costs[label].source = f"scaled by {n} finished fit(s) of this folder ({ratio:.2g}x)"
 
 
-def dry_run_costs(report: Any, config: Any, data_dir: str | None,
+def dry_run_costs(todo: list[Any], done: list[Any], sizes: dict, rows: list[dict[str, str]],
+                  config: Any, data_dir: str | None, runtime: Runtime,
                   memory_share: int | None = None) -> dict[str, SolverCost]:
-    """The estimate a dry run prints: the cost of the cells still to run of ``report`` (a
-    :class:`~ordauc.experiment.runner.DryRun`), calibrated on the study's fetched datasets and
-    rescaled by the folder's finished rows."""
-    from ordauc.experiment.runner import KEPT_STATES
-
-    todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
-    done = [s.cell for s in report.states if s.state in KEPT_STATES]
+    """The estimate a dry run prints: the cost of the cells still to run (``todo``),
+    calibrated on the study's fetched datasets and rescaled by the folder's finished cells
+    (``done``, whose results ``rows`` the folder holds); ``sizes`` the pre-flight's, by split
+    key."""
     samplers = samplers_for(todo + done, data_dir, config.preprocess == "standardize",
-                            config.preprocess == "minmax")
-    fixed = fork_seconds()
+                            config.preprocess == "minmax", runtime.minmax_scaler)
+    fixed = fork_seconds(runtime.isolate)
     empty: dict[str, float] = {}
     for cell in todo + done:  # one empty cell per fetched dataset
         label = cell.dataset.label
-        if label not in empty and label in samplers and cell.split_key in report.sizes:
-            empty[label] = empty_cell_seconds(cell, report.sizes[cell.split_key], config,
-                                              data_dir)
-    costs, _ = estimate_cells(todo, report.sizes, memory_share=memory_share,
-                              samplers=samplers, fixed=fixed, empty=empty,
-                              evaluate=config.evaluate, curves=bool(config.curves_every))
-    scale_by_rows(costs, done, report.sizes, report.rows, samplers=samplers, fixed=fixed,
-                  empty=empty, evaluate=config.evaluate)
+        if label not in empty and label in samplers and cell.split_key in sizes:
+            empty[label] = empty_cell_seconds(cell, sizes[cell.split_key], config, data_dir,
+                                              runtime.empty_cell)
+    costs, _ = estimate_cells(todo, sizes, memory_share=memory_share, samplers=samplers,
+                              fixed=fixed, empty=empty, evaluate=config.evaluate,
+                              curves=bool(config.curves_every), runtime=runtime)
+    scale_by_rows(costs, done, sizes, rows, samplers=samplers, fixed=fixed, empty=empty,
+                  evaluate=config.evaluate, runtime=runtime)
     return costs

@@ -9,6 +9,7 @@ raising them: a core-hour is a core's hour of work, whatever else ran beside it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,15 +24,14 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def fork_seconds() -> float:
+def fork_seconds(isolate: Callable[[Callable[[], Any], float | None], Any]) -> float:
     """What a cell's forked process costs in core-seconds (fork, pipe, exit; the parent's
-    CPU and the child's), the best of three."""
-    from ordauc.experiment.isolate import run_isolated
-
+    CPU and the child's), the best of three; ``isolate(fn, timeout)`` is the runner's way of
+    running ``fn`` in a forked process."""
     best = float("inf")
     for _ in range(3):
         start = cpu_seconds()
-        run_isolated(lambda: None, None)
+        isolate(lambda: None, None)
         best = min(best, cpu_seconds() - start)
     return best
 
@@ -56,17 +56,17 @@ def metrics_seconds(task: str, n_classes: int, n_eval: int) -> float:
     return best
 
 
-class _Constant:
+class Constant:
     """The cheapest model a cell can fit: scores every row 0, predicts the first class. What
     a cell costs with it is what a cell costs besides its solver."""
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         return {}
 
-    def set_params(self, **params: Any) -> _Constant:
+    def set_params(self, **params: Any) -> Constant:
         return self
 
-    def fit(self, X: Any, y: np.ndarray) -> _Constant:
+    def fit(self, X: Any, y: np.ndarray) -> Constant:
         labels = np.asarray(y)[np.asarray(y) != -1]
         self.label_ = labels.min() if labels.size else 0
         return self
@@ -78,22 +78,18 @@ class _Constant:
         return np.full(X.shape[0], self.label_)
 
 
-def empty_cell_seconds(cell: Any, sizes: Any, config: Any, data_dir: str | None) -> float:
+def empty_cell_seconds(cell: Any, sizes: Any, config: Any, data_dir: str | None,
+                       run: Callable[[Any, Any, Any, str | None, Any], list[dict[str, Any]]]
+                       ) -> float:
     """What running ``cell`` costs besides its solver's fits and scoring: its forked process,
     loading the dataset, the split, the preprocessing, the metrics and the row's way back,
-    measured by running the cell (untuned) with a constant model, the best of two."""
-    from dataclasses import replace
-
-    from ordauc.experiment.cell import CellTask, DatasetRef, run_cell
-
-    empty = replace(cell, solver=replace(cell.solver, grid={}), cv_metric="", by_metric=False)
-    task = CellTask((empty,), _Constant(), False,
-                    DatasetRef(cell.dataset.name, cell.dataset.params, data_dir), (sizes,),
-                    replace(config, curves_every=None), {})
+    measured by running the cell (untuned) with a :class:`Constant` model, the best of two.
+    ``run(cell, sizes, config, data_dir, model)`` is the runner's way of running a cell with
+    a given model, untuned; it returns the cell's rows."""
     best = float("inf")
     for _ in range(2):
         start = cpu_seconds()
-        rows = run_cell(task)
+        rows = run(cell, sizes, config, data_dir, Constant())
         best = min(best, cpu_seconds() - start)
     if rows[0]["status"] != "ok":  # a cell this study cannot run: its fixed cost is unknown
         return 0.0

@@ -4,7 +4,7 @@ A solver declares how its work grows (``fit_cost(n, d)`` for a fit, optionally
 ``pass_cost(n, d, n_unlabeled)`` for the shared and per-model parts of a grid pass,
 ``score_cost(n_train, n_eval, d)`` for scoring its model); :func:`calibrate` times fits at two
 or more sizes and two feature counts, shared passes of two model counts at two sizes, and the
-scoring, and fits the law of :mod:`ordauc.experiment.costlaw` to them.
+scoring, and fits the law of :mod:`ordauc.cost.costlaw` to them.
 
 Every time is CPU time (``time.process_time``: the process's threads, so a fit's BLAS threads
 count), not wall time: a core-hour is what the study's cells will burn, and a calibration
@@ -16,7 +16,7 @@ Where the study's dataset is fetched, the fits are timed on rows of that dataset
 time depends on its data as much as on its size: the same SVR fit on 1,600 rows takes 0.06 s on
 one dataset and 1.4 s on noisy synthetic rows. Datasets not fetched yet are stood in for by
 synthetic rows shaped like them (:func:`synthetic`). What a fit group pays outside its fits (its
-forked process and loading the dataset) is measured too (:mod:`ordauc.experiment.overhead`,
+forked process and loading the dataset) is measured too (:mod:`ordauc.cost.overhead`,
 :attr:`Sampler.load_seconds`).
 
 Calibrations are kept per machine in ``$ORDAUC_CACHE`` (default ``~/.cache/ordauc``), keyed by
@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ordauc.experiment.costlaw import Calibration, fit_law, fit_pass
-from ordauc.experiment.overhead import (
+from ordauc.cost.costlaw import Calibration, fit_law, fit_pass
+from ordauc.cost.overhead import (
     cpu_seconds,
     empty_cell_seconds,
     fork_seconds,
@@ -124,14 +124,21 @@ class Sampler:
     minmax : bool
         Whether the study scales its features to [0, 1] by the dataset's ranges
         (``preprocess: minmax``).
+    scaler : callable, default=None
+        ``scaler(X)``: the runner's map of ``preprocess: minmax`` fitted on X (the whole
+        dataset's rows), which ``minmax`` applies; required with ``minmax``.
     """
 
     def __init__(self, load: Callable[[], Any], standardize: bool = False,
-                 minmax: bool = False) -> None:
+                 minmax: bool = False,
+                 scaler: Callable[[Any], Callable[[Any], Any]] | None = None) -> None:
+        if minmax and scaler is None:
+            raise ValueError("minmax rows need the runner's scaler")
         self._load = load
         self._dataset: Any = None
         self.standardize = standardize
         self.minmax = minmax
+        self._scaler = scaler
         self.load_seconds = 0.0
 
     @property
@@ -155,10 +162,8 @@ class Sampler:
             from sklearn.preprocessing import StandardScaler
 
             X = StandardScaler(with_mean=not hasattr(X, "toarray")).fit_transform(X)
-        elif self.minmax:
-            from ordauc.experiment.cell import minmax_scaler
-
-            X = minmax_scaler(data.X)(X)
+        elif self.minmax and self._scaler is not None:
+            X = self._scaler(data.X)(X)
         return X, y
 
 
@@ -172,10 +177,10 @@ def calibration_sizes(top: int) -> list[int]:
 
 def calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: bool,
               pass_points: list[dict[str, Any]] | None = None, task: str = "binary",
-              n_classes: int = 2, grid_points: list[dict[str, Any]] | None = None
-              ) -> Calibration:
+              n_classes: int = 2, grid_points: list[dict[str, Any]] | None = None, *,
+              evaluate: Callable[..., Any]) -> Calibration:
     """Time fits, shared passes and scoring in core-seconds and fit the law
-    (:mod:`ordauc.experiment.costlaw`).
+    (:mod:`ordauc.cost.costlaw`).
 
     One fit at each of ``sizes`` (the best of two for a fast fit; past :data:`FIT_BUDGET` the
     larger sizes are left out, but never the second), then at the two largest timed sizes with
@@ -189,20 +194,20 @@ def calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: bool
     first, sets what a fit costs (:attr:`Calibration.grid`).
 
     Every time is process CPU time (:func:`cpu_seconds`): other work on the machine delays a
-    fit but does not add to its core-seconds."""
+    fit but does not add to its core-seconds. ``evaluate(model, X, y, task, n_classes)`` is
+    the runner's scoring of a cell's model (every metric), whose time is the scoring's."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):  # as a cell runs: one BLAS thread
         return _calibrate(estimator, rows, sizes, uses_unlabeled, pass_points or [], task,
-                          n_classes, grid_points or [])
+                          n_classes, grid_points or [], evaluate)
 
 
 def _calibrate(estimator: Any, rows: Rows, sizes: list[int], uses_unlabeled: bool,
                pass_points: list[dict[str, Any]], task: str, n_classes: int,
-               grid_points: list[dict[str, Any]]) -> Calibration:
+               grid_points: list[dict[str, Any]], evaluate: Callable[..., Any]
+               ) -> Calibration:
     from sklearn.base import clone
-
-    from ordauc.experiment.evaluate import evaluate
 
     def draw(n: int, d: int | None = None) -> tuple[Any, np.ndarray, int]:
         labeled = max(min(50, n), int(0.3 * n)) if uses_unlabeled else n
