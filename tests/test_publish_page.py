@@ -82,6 +82,10 @@ def test_a_stale_file_of_an_earlier_report_is_not_on_the_page(tmp_path: Path) ->
         report.document)
 
 
+def _within(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(f"{p}.") for p in packages)
+
+
 def _imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -94,10 +98,14 @@ def _imports(path: Path) -> set[str]:
 
 def test_the_report_imports_neither_the_claims_nor_publishing() -> None:
     for path in (PACKAGE / "report").rglob("*.py"):
-        bad = {m for m in _imports(path) if m.startswith(("ordauc.claims", "ordauc.publish"))}
+        bad = {m for m in _imports(path) if _within(m, "ordauc.claims", "ordauc.publish")}
         assert not bad, (path.name, bad)
 
 
-def test_the_claims_do_not_import_publishing() -> None:
+def test_the_claims_import_neither_publishing_nor_the_report() -> None:
+    # the reading of results tables (report.load) is on its way out of the report
+    allowed = {"ordauc.report.load"}
     for path in (PACKAGE / "claims").rglob("*.py"):
-        assert not {m for m in _imports(path) if m.startswith("ordauc.publish")}, path.name
+        bad = {m for m in _imports(path) if _within(m, "ordauc.publish", "ordauc.report")
+               and m not in allowed}
+        assert not bad, (path.name, bad)

@@ -183,7 +183,7 @@ def write_index_page(folder: Path, studies: list[tuple[str, Path, pd.DataFrame]]
     if steps := protocol_html(claims):
         sections.append(("protocol", "Protocol followed", steps))
     every = pd.concat([r for _, _, r in studies]) if studies else pd.DataFrame()
-    text = html.page(f"ordauc results: {folder.resolve().name}",
-                     f"{len(studies)} studies in <code>{html.esc(folder)}</code>", sections,
-                     provenance(every) if len(every) else "")
-    return write_atomic(folder / PAGE, text)
+    page = Page(f"ordauc results: {folder.resolve().name}",
+                f"{len(studies)} studies in <code>{html.esc(folder)}</code>", sections,
+                provenance(every) if len(every) else "")
+    return write_atomic(folder / PAGE, page.html())
