@@ -6,6 +6,10 @@ lines stopping where a method ran out of memory or time). matplotlib is imported
 functions so the command line starts fast; figures are drawn and written by
 :mod:`ordauc.report.files`. Every solver of the results is drawn, whether the registry knows
 it or not (one it cannot describe is drawn under its label, in a colour of its own).
+
+:func:`plot_results` draws every registered figure family
+(:mod:`ordauc.report.figure_families`): the boxplots and time curves registered here, the
+other families of the four papers in their own modules, and any a paper's folder registers.
 """
 
 from __future__ import annotations
