@@ -25,7 +25,7 @@ from ordauc.claims.auc_dcd_common import (
 )
 from ordauc.claims.registry import CONFIRMED, NOT_CONFIRMED, PARTIAL, UNDECIDABLE
 from ordauc.claims.study import Study
-from ordauc.report.published import AUC_DCD_TABLE2
+from ordauc.published_tables import AUC_DCD_TABLE2
 
 TEN = list(PAPER_SETS)  # the paper's ten datasets, by our catalogue's names
 SUBSTITUTES = [f"set{i}" for i in range(10)]  # the same numbers under names not the paper's

@@ -22,9 +22,9 @@ from fixtures_data.helpers import (
 from fixtures_data.server import MirrorServer
 
 from ordauc.config import load_config
+from ordauc.published_tables import AUC_DCD_TABLE2
 from ordauc.report.curvedata import ONE_MINUS_AUC, RELATIVE_OBJECTIVE, convergence, read_curves
 from ordauc.report.load import load_results
-from ordauc.report.published import AUC_DCD_TABLE2
 
 CONFIG = REPO / "configs" / "offline" / "auc_dcd.yaml"
 DATASETS = ("svmguide3", "dna", "pendigits")

@@ -61,7 +61,7 @@ def test_report_prints_one_line_and_lists_the_files_only_when_asked(folder: Path
 
 def test_a_library_warning_is_one_counted_line(folder: Path, monkeypatch, capsys) -> None:
     from ordauc.cli import main
-    from ordauc.report import publish
+    from ordauc.publish import study as publish
 
     real = publish.report_study
 

@@ -1,7 +1,7 @@
 """The AUC-DCD paper's Table 2 against our numbers (DCD-9), and the OAM claim it cites
 (DCD-10): Jiang, Tao, Gao & Chu, Journal of Software 25(10), 2014, section 3.2.
 
-The published values come from :data:`ordauc.report.published.AUC_DCD_TABLE2` (transcribed
+The published values come from :data:`ordauc.published_tables.AUC_DCD_TABLE2` (transcribed
 once, for the report's comparison tables as well), matched by dataset name and registry name.
 """
 
@@ -42,7 +42,7 @@ from ordauc.claims.registry import (
     undecidable,
 )
 from ordauc.claims.study import Study
-from ordauc.report.published import AUC_DCD_TABLE2
+from ordauc.published_tables import AUC_DCD_TABLE2
 
 STUDIES = ("auc_dcd",)
 CELLS = len(AUC_DCD_TABLE2.datasets) * len(AUC_DCD_TABLE2.solvers)  # 40

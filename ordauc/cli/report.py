@@ -1,7 +1,9 @@
 """Commands `plot` and `report`.
 
-Both are quiet by default: one line says where the figures or the page are; ``-v`` prints
-every file written (``plot``), or the summary and every file written (``report``). A warning a
+Both load the paper folders named in ``ORDAUC_PAPERS`` first
+(:func:`ordauc.publish.papers.load_papers`). Both are quiet by default: one line says where the
+figures or the page are; ``-v`` prints every file written (``plot``), or the summary and every
+file written (``report``). A warning a
 library raises while they run is not let through as a traceback-like note: it is counted on one
 line, and shown whole with ``-v``.
 """
@@ -89,9 +91,11 @@ def plot(
     figure (a variant of a solver: its colour, its own marker and dash). One line says where
     the figures are; -v lists them.
     """
+    from ordauc.publish.papers import load_papers
     from ordauc.report.load import check_study_configs
     from ordauc.report.plots import plot_results
 
+    load_papers()  # a paper folder's figure families draw too
     check_study_configs(directory)  # before any figure is written
     written = _run(lambda: plot_results(
         directory, out=out, n_labeled=n_labeled, n_unlabeled=n_unlabeled, complete=complete,
@@ -133,9 +137,11 @@ def report(
     For a folder of results folders (results/): each study's report, then DIR/index.html over
     them with every claim decided by the study that can decide it (DIR/claims.csv).
     """
+    from ordauc.publish.papers import load_papers
+    from ordauc.publish.study import report_folder, report_study
     from ordauc.report.load import check_study_configs
-    from ordauc.report.publish import report_folder, report_study
 
+    load_papers()  # a paper folder's claims and report sections are published too
     check_study_configs(directory)  # before any page or table is written
     if directory.is_dir() and not (directory / "results.csv").exists():
         if out is not None or metric:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ordauc.errors import UserError
+from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, prepare_folder, save_figure
 
 if TYPE_CHECKING:
@@ -162,4 +163,30 @@ def draw_cd_diagrams(results: pd.DataFrame, out_dir: Path,
             written += draw_cd(result.average_ranks, result.wilcoxon_holm.pvalues,
                                Path(out_dir) / f"cd_{stem}_wilcoxon_holm", alpha=alpha,
                                colours=colours, title=f"{head}; Wilcoxon-Holm")
+    return written
+
+
+@figure_family("cd", order=50, applies_to=lambda study: bool(study.shown))
+def _cd_data(study: PlotStudy) -> list[tuple[str | None, pd.DataFrame]]:
+    """Each task's rows where three or more solvers finished on two or more datasets: a
+    comparison study, whose diagrams are the NPSVOR paper's statistics (the metrics no
+    finished run has are skipped: labels are not predicted by every study)."""
+    from ordauc.report.load import OK, task_groups
+
+    kept = []
+    for task, rows in task_groups(study.plain):
+        ok = rows[rows["status"] == OK]
+        if ok["dataset"].nunique() >= 2 and ok["solver"].nunique() >= 3:
+            kept.append((task, rows))
+    return kept
+
+
+@_cd_data.drawer
+def _draw_cd(groups: list[tuple[str | None, pd.DataFrame]], study: PlotStudy, out: Path
+             ) -> list[Path]:
+    """A study of binary and ordinal datasets gets each task's diagrams
+    (``cd_<metric>_<task>_...``)."""
+    written: list[Path] = []
+    for task, rows in groups:
+        written += draw_cd_diagrams(rows, out, study.metrics, suffix=task, palette=study.palette)
     return written

@@ -1,7 +1,7 @@
 """Our numbers beside a paper's published table: mean ± std per dataset and solver, the paper's
 mean ± std, and the difference in units of the paper's standard deviation.
 
-A published table (:mod:`ordauc.report.published`) applies to a results table when some row ran
+A published table (:mod:`ordauc.published_tables`) applies to a results table when some row ran
 one of its solvers (the ``solver_name`` column, the registry name) on one of its datasets (the
 ``dataset`` column as the paper names it: a dataset run with parameters, e.g. another positive
 class, is a different problem and is not matched). The results' solver labels are grouped into
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ordauc.published_tables import TABLES, PublishedTable, label_variants
 from ordauc.report.load import OK, registry_names
-from ordauc.report.published import TABLES, PublishedTable
 
 TUNING_TEXT = {"test": "tuned on the evaluation folds as the paper did",
                "cv": "tuned by inner cross-validation on the training folds",
@@ -63,34 +63,6 @@ class Comparison:
         """(cells within the paper's std, cells compared)."""
         compared = self.frame["diff_sd"].notna()
         return int(self.frame.loc[compared, "within_sd"].sum()), int(compared.sum())
-
-
-def _variant_of(label: str, name: str) -> str:
-    return label[len(name):] if label.startswith(name) else f"_{label}"
-
-
-def _tuning_of(rows: pd.DataFrame) -> str:
-    if "tuning" not in rows.columns:
-        return ""
-    kinds = rows["tuning"].dropna().astype(str)
-    return str(kinds.mode().iloc[0]) if len(kinds) else ""
-
-
-def label_variants(rows: pd.DataFrame) -> dict[tuple[str, str], dict[str, str]]:
-    """(variant, tuning) -> {registry name: label}, in the order labels first appear; ``rows``
-    has the registry name of each row in a ``registry`` column. The variant is what a label
-    adds to its registry name (``_paper``), the tuning the rows' most common tuning kind."""
-    variants: dict[tuple[str, str], dict[str, str]] = {}
-    for label in pd.unique(rows["solver"]):
-        mine = rows[rows["solver"] == label]
-        name = str(mine["registry"].iloc[0])
-        key = (_variant_of(str(label), name), _tuning_of(mine))
-        labels = variants.setdefault(key, {})
-        if name in labels:  # two labels of one solver in one variant: keep both apart
-            key = (f"_{label}", key[1])
-            labels = variants.setdefault(key, {})
-        labels[name] = str(label)
-    return variants
 
 
 def _cell(rows: pd.DataFrame, metric: str) -> dict[str, float]:

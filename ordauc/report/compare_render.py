@@ -11,7 +11,9 @@ import pandas as pd
 
 from ordauc.metrics import METRICS
 from ordauc.report.compare import Comparison
+from ordauc.report.document import Item, Part, Renderer
 from ordauc.report.load import display_name
+from ordauc.report.sections import ReportStudy, report_section
 from ordauc.report.table_render import frame_csv, md_escape, tex_escape
 
 DECIMALS = 4  # as the AUC-DCD paper prints its AUCs
@@ -148,3 +150,25 @@ def files(comparison: Comparison) -> dict[str, str]:
     return {f"{comparison.key}.md": to_markdown(comparison),
             f"{comparison.key}.csv": to_csv(comparison),
             f"{comparison.key}.tex": to_latex(comparison)}
+
+
+# The published values beside ours: a section of every report whose results share datasets
+# and solvers with a paper's published table.
+PUBLISHED = Renderer(files=lambda comparison, _stem: files(comparison), markdown=to_markdown)
+
+
+@report_section("published", order=30)
+def _published_data(study: ReportStudy) -> list[Comparison]:
+    from ordauc.report.compare import compare_published
+
+    return compare_published(study.results)
+
+
+@_published_data.renderer
+def _published_render(comparisons: list[Comparison], study: ReportStudy) -> Part:
+    summary: list[str] = []
+    for comparison in comparisons:
+        summary += ["", f"## {comparison.heading}", "",
+                    to_markdown(comparison, heading=False).rstrip()]
+    return Part(tuple(Item(c.key, "published", c, PUBLISHED) for c in comparisons),
+                tuple(summary))

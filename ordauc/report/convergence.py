@@ -27,6 +27,7 @@ from ordauc.report.curvedata import (
     curve_datasets,
     read_curves,
 )
+from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import display_name
 from ordauc.report.palette import Palette, solver_palette
@@ -121,3 +122,13 @@ def write_convergence(convs: list[Convergence], out_dir: Path, stems: dict[str, 
         written += save_figure(convergence_figure(conv, palette), out_dir,
                                f"convergence_{stems[conv.dataset]}")
     return written
+
+
+@figure_family("convergence", order=90)
+def _convergence_data(study: PlotStudy) -> list[Convergence]:
+    return convergence_data(study.directory, study.results)
+
+
+@_convergence_data.drawer
+def _draw_convergence(convs: list[Convergence], study: PlotStudy, out: Path) -> list[Path]:
+    return write_convergence(convs, out, study.stems, study.palette)

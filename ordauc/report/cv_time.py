@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import OK, display_name, solver_names, solver_order
 from ordauc.report.palette import Palette
@@ -81,3 +82,13 @@ def write_cv_time(results: pd.DataFrame, out_dir: Path, palette: Palette) -> lis
         ax.text(0.0, -0.3, "not finished: " + ", ".join(missing), transform=ax.transAxes,
                 fontsize=7.5, color="0.35", va="top", wrap=True)
     return save_figure(fig, out_dir, "cv_time")
+
+
+@figure_family("cv_time", order=110)
+def _cv_time_data(study: PlotStudy) -> pd.DataFrame:
+    return study.plain
+
+
+@_cv_time_data.drawer
+def _draw_cv_time(rows: pd.DataFrame, study: PlotStudy, out: Path) -> list[Path]:
+    return write_cv_time(rows, out, study.palette)

@@ -6,6 +6,10 @@ lines stopping where a method ran out of memory or time). matplotlib is imported
 functions so the command line starts fast; figures are drawn and written by
 :mod:`ordauc.report.files`. Every solver of the results is drawn, whether the registry knows
 it or not (one it cannot describe is drawn under its label, in a colour of its own).
+
+:func:`plot_results` draws every registered figure family
+(:mod:`ordauc.report.figure_families`): the boxplots and time curves registered here, the
+other families of the four papers in their own modules, and any a paper's folder registers.
 """
 
 from __future__ import annotations
@@ -20,27 +24,30 @@ import pandas as pd
 
 from ordauc.errors import UserError
 from ordauc.metrics import METRICS
-from ordauc.report.convergence import convergence_data, write_convergence
-from ordauc.report.cv_time import write_cv_time
+from ordauc.report import (  # noqa: F401  (each module registers its figure families on import)
+    cd,
+    convergence,
+    cv_time,
+    regions,
+    size_boxes,
+    sweeps,
+    tuning_curves,
+)
 from ordauc.report.figdata import AucPanel, TimeCurves, auc_panel, datasets, time_curves
+from ordauc.report.figure_families import PlotStudy, families, figure_family
 from ordauc.report.files import new_figure, prepare_folder, save_figure, staged
 from ordauc.report.load import (
-    OK,
     display_name,
     has_values,
     infer_task,
     load_results,
     study_metrics,
-    task_groups,
     tuned_metrics,
 )
 from ordauc.report.palette import Palette, study_palette
-from ordauc.report.regions import regions_data, write_regions
 from ordauc.report.size_boxes import wanted as size_boxes_wanted
-from ordauc.report.size_boxes import write_size_boxes
-from ordauc.report.sweeps import study_sweeps, sweep_data, write_sweeps
+from ordauc.report.sweeps import study_sweeps
 from ordauc.report.tables import metric_of
-from ordauc.report.tuning_curves import read_scores, tuning_curves, write_tuning_curves
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -230,23 +237,6 @@ def _stems(names: list[str]) -> dict[str, str]:
     return stems
 
 
-def _cd_diagrams(results: pd.DataFrame, out_dir: Path, metrics: tuple[str, ...],
-                 palette: Palette) -> list[Path]:
-    """Critical-difference diagrams of a comparison study (three or more solvers finished on two
-    or more datasets of one task): the NPSVOR paper's statistics, drawn by ``report.cd``, which
-    skips the metrics no finished run has (labels are not predicted by every study). A study
-    of binary and ordinal datasets gets each task's diagrams (``cd_<metric>_<task>_...``)."""
-    from ordauc.report.cd import draw_cd_diagrams
-
-    written: list[Path] = []
-    for task, rows in task_groups(results):
-        ok = rows[rows["status"] == OK]
-        if ok["dataset"].nunique() < 2 or ok["solver"].nunique() < 3:
-            continue
-        written += draw_cd_diagrams(rows, out_dir, metrics, suffix=task, palette=palette)
-    return written
-
-
 def _noted(fig: Figure, quick: bool) -> Figure:
     """The figure with a footnote saying it comes from the quick profile's rows."""
     if quick:
@@ -260,90 +250,42 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
                  complete: bool = False, metrics: tuple[str, ...] | None = None) -> list[Path]:
     """Draw every figure of a results folder; return the written files.
 
-    Per dataset ``auc_<dataset>`` (boxplot at ``n_labeled``/``n_unlabeled``, by default the most
-    common n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``;
-    where some solver has an AUC), ``<metric>_<dataset>`` for the study's own other metrics
+    Every registered figure family (:mod:`ordauc.report.figure_families`) that applies to the
+    study draws its figures, in the families' order. The four papers' families: per dataset
+    ``auc_<dataset>`` (boxplot at ``n_labeled``/``n_unlabeled``, by default the most common
+    n_labeled and the largest n_unlabeled, see :func:`auc_panel` for ``complete``; where some
+    solver has an AUC), ``<metric>_<dataset>`` for the study's own other metrics
     (:func:`_own_metric`) and ``time_<dataset>`` (only where the study varies a size,
-    :func:`varies`); ``auc_all`` puts the AUC boxplots side by side; with curves.csv,
+    :func:`varies`); ``auc_all`` puts the AUC boxplots side by side; critical-difference
+    diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`;
+    :mod:`ordauc.report.cd`); per swept config entry ``sweep_<entry>_<dataset>``
+    (:mod:`ordauc.report.sweeps`, the NPSVOR paper's Figs. 3-4), whose labels are left out of
+    the other figures; per two-feature dataset ``regions_<dataset>``, each solver's decision
+    regions refitted for the first repetition (:mod:`ordauc.report.regions`, the NPSVOR
+    paper's Fig. 2); for a study of training-set size with repeated draws,
+    ``boxes_<metric>_<dataset>`` (:mod:`ordauc.report.size_boxes`, Fig. 8); with curves.csv,
     ``convergence_<dataset>`` (:mod:`ordauc.report.convergence`); with tuning_scores.csv,
     ``tuning_<dataset>``, the score against a one-parameter grid
-    (:mod:`ordauc.report.tuning_curves`, the AUC-DCD paper's Figure 1); per swept config
-    entry ``sweep_<entry>_<dataset>`` (:mod:`ordauc.report.sweeps`, the NPSVOR paper's Figs.
-    3-4), whose labels are left out of the other figures; per two-feature dataset
-    ``regions_<dataset>``, each solver's decision regions refitted for the first repetition
-    (:mod:`ordauc.report.regions`, the NPSVOR paper's Fig. 2); for a study of training-set
-    size with repeated draws, ``boxes_<metric>_<dataset>`` (:mod:`ordauc.report.size_boxes`,
-    Fig. 8); critical-difference
-    diagrams of ``metrics`` (default: the study's own, :func:`study_metrics`). Every figure
-    draws a solver label in its style of the study's palette (:mod:`ordauc.report.palette`).
-    Everything is
-    checked before the output folder is touched, and the figures are moved into it only once
-    all of them are written (:func:`ordauc.report.files.staged`): a failure leaves the folder's
-    previous figures, never part of a new set beside them.
+    (:mod:`ordauc.report.tuning_curves`, the AUC-DCD paper's Figure 1); the cross-validation
+    time bars (:mod:`ordauc.report.cv_time`). Every figure draws a solver label in its style
+    of the study's palette (:mod:`ordauc.report.palette`). Every family's data is computed
+    (and checked) before the output folder is touched, and the figures are moved into it only
+    once all of them are written (:func:`ordauc.report.files.staged`): a failure leaves the
+    folder's previous figures, never part of a new set beside them.
     """
     import matplotlib
 
-    results = load_results(directory)
-    metrics = metrics or study_metrics(Path(directory), results)
-    for name in metrics:
-        metric_of(name)
-    names = datasets(results)
-    # a swept entry's labels (one per value) get their sweep figure, not a box or line each
-    swept = study_sweeps(Path(directory))
-    sweeps = sweep_data(results, Path(directory), metrics)
-    plain = results[~results["solver"].isin([s for _, labels in swept.values() for s in labels])]
-    shown = datasets(plain) if len(plain) else []
-    tuned = tuned_metrics(Path(directory))
-    # AUC boxplots where some solver has an AUC (a study of label-only solvers has none);
-    # boxplots of the study's other metrics; time against a size only where the study varies it
-    panels = [auc_panel(plain, d, n_labeled, n_unlabeled, complete) for d in shown
-              if has_values(plain[plain["dataset"] == d], "auc")]
-    boxes = [auc_panel(plain, d, n_labeled, n_unlabeled, complete, metric=m)
-             for m in metrics if m != "auc" and m in METRICS for d in shown
-             if _own_metric(plain, d, m, tuned) and not size_boxes_wanted(plain, d)]
-    curves = [c for c in (time_curves(plain, d, n_labeled) for d in shown) if varies(c)]
-    # a study of training-set size (NPSVOR Fig. 7) also gets its metrics against that size
-    by_size = {c.dataset: [time_curves(plain, c.dataset, n_labeled, m) for m in metrics
-                           if has_values(plain[plain["dataset"] == c.dataset], m)]
-               for c in curves if c.axis == "n_labeled"}
-    palette = study_palette(results)  # every label of the study, sweeps included
-    quick = "profile" in results and bool((results["profile"] == "quick").any())
-    convs = convergence_data(directory, results)
-    scores = read_scores(directory)
-    regions = regions_data(Path(directory), results)
-    tuned = tuning_curves(scores, results) if scores is not None else []
-    stems = _stems(names)
+    study = plot_study(Path(directory), n_labeled, n_unlabeled, complete, metrics)
+    drawn = [(family, family.data(study)) for family in families() if family.applies_to(study)]
     out_dir = Path(out) if out is not None else Path(directory) / FIGURES_DIR
     created = prepare_folder(out_dir, "figures", "a writable --out folder")
     written: list[Path] = []
     try:
         # all figures or none: a failure midway (a full disk) leaves the folder as it was
         with staged(out_dir, "figures") as stage, matplotlib.rc_context(_RC):
-            for panel in panels + boxes:
-                fig = new_figure(max(4.2, 0.9 * len(panel.solvers) + 1.6), 3.9)
-                draw_auc_panel(fig.add_subplot(), panel, palette, _auc_title(panel))
-                written += save_figure(_noted(fig, quick), stage,
-                                       f"{panel.metric}_{stems[panel.dataset]}")
-            for curve in curves:
-                fig = new_figure(7.6, 4.0)
-                draw_time_curves(fig.add_subplot(), curve, palette)
-                written += save_figure(_noted(fig, quick), stage,
-                                       f"time_{stems[curve.dataset]}")
-                if by_size.get(curve.dataset):
-                    fig = _metric_curves(by_size[curve.dataset], palette)
-                    written += save_figure(_noted(fig, quick), stage,
-                                           f"metrics_{stems[curve.dataset]}")
-            if panels:
-                written += save_figure(_noted(_auc_all(panels, palette), quick), stage,
-                                       "auc_all")
-            if shown:
-                written += _cd_diagrams(plain, stage, metrics, palette)
-            written += write_sweeps(sweeps, stage, stems, palette)
-            written += write_regions(regions, stage, stems)
-            written += write_size_boxes(plain, shown, metrics, stage, stems, palette)
-            written += write_convergence(convs, stage, stems, palette)
-            written += write_tuning_curves(tuned, stage, stems, palette)
-            written += write_cv_time(plain, stage, palette)
+            for family, data in drawn:
+                assert family.draw is not None  # families() checked it
+                written += family.draw(data, study, stage)
     except OSError as exc:
         raise UserError(f"cannot write figures to {str(out_dir)!r} ({exc.strerror or exc}); "
                         "pass a writable --out folder") from None
@@ -351,3 +293,89 @@ def plot_results(directory: str | Path, out: str | Path | None = None,
         if created and not any(out_dir.iterdir()):
             out_dir.rmdir()
     return [out_dir / path.name for path in written]
+
+
+def plot_study(directory: Path, n_labeled: int | None = None, n_unlabeled: int | None = None,
+               complete: bool = False, metrics: tuple[str, ...] | None = None) -> PlotStudy:
+    """What the figure families read of the results folder ``directory`` (its table checked,
+    the metrics asked for known)."""
+    results = load_results(directory)
+    metrics = metrics or study_metrics(directory, results)
+    for name in metrics:
+        metric_of(name)
+    swept = study_sweeps(directory)
+    plain = results[~results["solver"].isin([s for _, labels in swept.values() for s in labels])]
+    return PlotStudy(
+        directory=directory, results=results, plain=plain,
+        shown=datasets(plain) if len(plain) else [], metrics=metrics,
+        tuned=tuned_metrics(directory), stems=_stems(datasets(results)),
+        palette=study_palette(results),  # every label of the study, sweeps included
+        quick="profile" in results and bool((results["profile"] == "quick").any()),
+        n_labeled=n_labeled, n_unlabeled=n_unlabeled, complete=complete, swept=swept)
+
+
+# ---------------------------------------------------------------------------------------------
+# The families drawn here: boxplots per dataset and of all datasets, time against a size
+
+
+@figure_family("auc", order=10)
+def _auc_data(study: PlotStudy) -> list[AucPanel]:
+    return study.auc_panels
+
+
+@figure_family("metric_boxes", order=20)
+def _boxes_data(study: PlotStudy) -> list[AucPanel]:
+    """Boxplots of the study's other metrics (a study of training-set size draws them by
+    size instead: :mod:`ordauc.report.size_boxes`)."""
+    plain = study.plain
+    return [auc_panel(plain, d, study.n_labeled, study.n_unlabeled, study.complete, metric=m)
+            for m in study.metrics if m != "auc" and m in METRICS for d in study.shown
+            if _own_metric(plain, d, m, study.tuned) and not size_boxes_wanted(plain, d)]
+
+
+@_auc_data.drawer
+@_boxes_data.drawer
+def _draw_panels(panels: list[AucPanel], study: PlotStudy, out: Path) -> list[Path]:
+    written: list[Path] = []
+    for panel in panels:
+        fig = new_figure(max(4.2, 0.9 * len(panel.solvers) + 1.6), 3.9)
+        draw_auc_panel(fig.add_subplot(), panel, study.palette, _auc_title(panel))
+        written += save_figure(_noted(fig, study.quick), out,
+                               f"{panel.metric}_{study.stems[panel.dataset]}")
+    return written
+
+
+@figure_family("time", order=30)
+def _time_data(study: PlotStudy) -> list[tuple[TimeCurves, list[TimeCurves]]]:
+    """Time against a size only where the study varies it; a study of training-set size
+    (NPSVOR Fig. 7) also gets its metrics against that size."""
+    plain = study.plain
+    curves = [c for c in (time_curves(plain, d, study.n_labeled) for d in study.shown)
+              if varies(c)]
+    return [(c, [time_curves(plain, c.dataset, study.n_labeled, m) for m in study.metrics
+                 if has_values(plain[plain["dataset"] == c.dataset], m)]
+             if c.axis == "n_labeled" else []) for c in curves]
+
+
+@_time_data.drawer
+def _draw_time(curves: list[tuple[TimeCurves, list[TimeCurves]]], study: PlotStudy, out: Path
+               ) -> list[Path]:
+    written: list[Path] = []
+    for curve, by_size in curves:
+        fig = new_figure(7.6, 4.0)
+        draw_time_curves(fig.add_subplot(), curve, study.palette)
+        written += save_figure(_noted(fig, study.quick), out, f"time_{study.stems[curve.dataset]}")
+        if by_size:
+            written += save_figure(_noted(_metric_curves(by_size, study.palette), study.quick),
+                                   out, f"metrics_{study.stems[curve.dataset]}")
+    return written
+
+
+@figure_family("auc_all", order=40, applies_to=lambda study: bool(study.auc_panels))
+def _auc_all_data(study: PlotStudy) -> list[AucPanel]:
+    return study.auc_panels
+
+
+@_auc_all_data.drawer
+def _draw_auc_all(panels: list[AucPanel], study: PlotStudy, out: Path) -> list[Path]:
+    return save_figure(_noted(_auc_all(panels, study.palette), study.quick), out, "auc_all")

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import OK, display_name, solver_names, study_config
 
@@ -156,3 +157,13 @@ def write_regions(all_regions: list[Regions], out_dir: Path, stems: dict[str, st
         written += save_figure(regions_figure(regions), out_dir,
                                f"regions_{stems.get(regions.dataset, regions.dataset)}")
     return written
+
+
+@figure_family("regions", order=70)
+def _regions_data(study: PlotStudy) -> list[Regions]:
+    return regions_data(study.directory, study.results)
+
+
+@_regions_data.drawer
+def _draw_regions(regions: list[Regions], study: PlotStudy, out: Path) -> list[Path]:
+    return write_regions(regions, out, study.stems)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ordauc.metrics import METRICS
 from ordauc.report.figdata import size_axis
+from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import (
     OK,
@@ -113,3 +114,13 @@ def write_size_boxes(results: pd.DataFrame, datasets: list[str], metrics: tuple[
                 written += save_figure(size_boxes_figure(results, dataset, metric, palette),
                                        out_dir, f"boxes_{metric}_{stems[dataset]}")
     return written
+
+
+@figure_family("size_boxes", order=80)
+def _size_boxes_data(study: PlotStudy) -> pd.DataFrame:
+    return study.plain
+
+
+@_size_boxes_data.drawer
+def _draw_size_boxes(rows: pd.DataFrame, study: PlotStudy, out: Path) -> list[Path]:
+    return write_size_boxes(rows, study.shown, study.metrics, out, study.stems, study.palette)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ordauc.metrics import METRICS
+from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import OK, by_selection, study_config
 from ordauc.report.palette import Palette
@@ -141,3 +142,13 @@ def write_sweeps(sweeps: list[Sweep], out_dir: Path, stems: dict[str, str],
         colour = (style.family or style.colour) if style is not None else "#d62728"
         written += save_figure(sweep_figure(sweep, colour), out_dir, stem)
     return written
+
+
+@figure_family("sweeps", order=60)
+def _sweeps_data(study: PlotStudy) -> list[Sweep]:
+    return sweep_data(study.results, study.directory, study.metrics)
+
+
+@_sweeps_data.drawer
+def _draw_sweeps(sweeps: list[Sweep], study: PlotStudy, out: Path) -> list[Path]:
+    return write_sweeps(sweeps, out, study.stems, study.palette)

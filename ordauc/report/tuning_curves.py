@@ -21,6 +21,7 @@ import pandas as pd
 
 from ordauc.experiment.results import TUNING_NAME, read_table
 from ordauc.metrics import METRICS
+from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
 from ordauc.report.load import Names, display_name, solver_names
 from ordauc.report.palette import Palette
@@ -140,3 +141,14 @@ def write_tuning_curves(all_curves: list[TuningCurves], out_dir: Path, stems: di
             stem += f"_{curves.param}"
         written += save_figure(tuning_figure(curves, palette), out_dir, stem)
     return written
+
+
+@figure_family("tuning", order=100)
+def _tuning_data(study: PlotStudy) -> list[TuningCurves]:
+    scores = read_scores(study.directory)
+    return tuning_curves(scores, study.results) if scores is not None else []
+
+
+@_tuning_data.drawer
+def _draw_tuning(curves: list[TuningCurves], study: PlotStudy, out: Path) -> list[Path]:
+    return write_tuning_curves(curves, out, study.stems, study.palette)

@@ -1,31 +1,33 @@
 """The study's page (``DIR/report/index.html``) and the index page over a folder of studies.
 
-A study's page gathers what ``ordauc report`` and ``ordauc plot`` wrote: the verdict on each
-claim of the study's paper, the summary, every table (mean ± std in the paper's layout, the
-published values beside ours, Wilcoxon win/draw/loss, Friedman), every figure, the config (the
-protocol and profile the numbers come from) and the provenance at the foot.
+A study's page is built from objects: the findings on each claim of the study's paper, the
+report (:class:`~ordauc.report.document.ReportDocument`: the summary and every table, mean ±
+std in the paper's layout, the published values beside ours, Wilcoxon win/draw/loss, Friedman,
+and any registered section's), every figure ``ordauc plot`` drew, the config (the protocol and
+profile the numbers come from) and the provenance at the foot. No file the report wrote is read
+back: the page renders the same objects its files render.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import platform
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from ordauc.publish.claims_files import split_kinds
 from ordauc.report import html
+from ordauc.report.document import ReportDocument
 from ordauc.report.files import write_atomic
 
 PAGE = "index.html"
-TABLE_ORDER = ("table_", "published_", "wdl_", "friedman_")  # the paper's order of tables
 
 
 def claims_html(findings: pd.DataFrame) -> str:
     """One table per paper: claim, verdict, statistic, evidence, and the rule folded below
     (the papers' claims only: protocol statements are :func:`protocol_html`'s)."""
-    from ordauc.report.publish import split_kinds
-
     claims = split_kinds(findings)[0] if len(findings) else findings
     if claims.empty:
         return "<p>No claim of the four papers is about this study.</p>"
@@ -48,8 +50,6 @@ def protocol_html(findings: pd.DataFrame) -> str:
     """One table per paper: each statement of its protocol and whether our runs FOLLOWED it,
     DEVIATED from it (how, and why), did NOT RECORD what would tell, or a NOTE (a fact about
     the paper no run reproduces). Empty when there is none."""
-    from ordauc.report.publish import split_kinds
-
     steps = split_kinds(findings)[1] if len(findings) else findings
     if steps.empty:
         return ""
@@ -67,11 +67,9 @@ def protocol_html(findings: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
-def _tables_html(report_dir: Path) -> str:
-    files = sorted(report_dir.glob("*.md"))
-    ordered = [p for prefix in TABLE_ORDER for p in files if p.name.startswith(prefix)]
-    return "\n".join(f'<h3 id="{html.esc(p.stem)}">{html.esc(p.stem)}</h3>'
-                     f"{html.markdown(p.read_text(encoding='utf-8'))}" for p in ordered)
+def _tables_html(report: ReportDocument) -> str:
+    return "\n".join(f'<h3 id="{html.esc(item.stem)}">{html.esc(item.stem)}</h3>{item.html()}'
+                     for item in report.page_items())
 
 
 def _figures_html(figures: Path) -> str:
@@ -103,9 +101,24 @@ def provenance(results: pd.DataFrame, study: object | None = None) -> str:
             f"{when}; page written {now:%Y-%m-%d %H:%M} UTC on {html.esc(platform.node())}.")
 
 
-def write_study_page(directory: Path, report_dir: Path, results: pd.DataFrame,
-                     claims: pd.DataFrame, title: str) -> Path:
-    """Write ``report_dir/index.html`` for the results folder ``directory``."""
+@dataclass(frozen=True)
+class Page:
+    """A page before it is HTML: its title, the line below it, its sections (anchor, heading,
+    body HTML) and the provenance at its foot."""
+
+    title: str
+    subtitle: str
+    sections: list[tuple[str, str, str]]
+    footer: str
+
+    def html(self) -> str:
+        return html.page(self.title, self.subtitle, self.sections, self.footer)
+
+
+def study_page(directory: Path, report: ReportDocument, results: pd.DataFrame,
+               claims: pd.DataFrame, title: str) -> Page:
+    """The page of the results folder ``directory``: its ``claims`` (the findings table),
+    its ``report``, the figures in ``directory/figures`` and its config."""
     from ordauc.experiment.results import CONFIG_COPY
     from ordauc.experiment.study import read_study_record
 
@@ -119,20 +132,25 @@ def write_study_page(directory: Path, report_dir: Path, results: pd.DataFrame,
                 + ("; quick profile (successive halving, at most 3 repetitions per dataset: "
                    "not the papers' protocol)" if _profile(results, record) == "quick"
                    else "; paper profile"))
-    summary = report_dir / "summary.md"
     sections = [("claims", "Claims", claims_html(claims))]
     if steps := protocol_html(claims):
         sections.append(("protocol", "Protocol followed", steps))
-    if summary.is_file():
-        sections.append(("summary", "Summary", html.markdown(summary.read_text("utf-8"))))
-    sections += [("tables", "Tables", _tables_html(report_dir)),
+    sections += [("summary", "Summary", html.markdown(report.summary)),
+                 ("tables", "Tables", _tables_html(report)),
                  ("figures", "Figures", _figures_html(directory / "figures"))]
     config = directory / CONFIG_COPY
     if config.is_file():
         sections.append(("config", "The study's config",
                          f"<pre>{html.esc(config.read_text('utf-8'))}</pre>"))
-    text = html.page(title, subtitle, sections, provenance(results, record))
-    return write_atomic(report_dir / PAGE, text)
+    return Page(title, subtitle, sections, provenance(results, record))
+
+
+def write_study_page(directory: Path, report_dir: Path, report: ReportDocument,
+                     results: pd.DataFrame, claims: pd.DataFrame, title: str) -> Path:
+    """Write ``report_dir/index.html`` for the results folder ``directory``
+    (:func:`study_page`)."""
+    return write_atomic(report_dir / PAGE,
+                        study_page(directory, report, results, claims, title).html())
 
 
 def _profile(results: pd.DataFrame, record: object | None) -> str:
@@ -165,7 +183,7 @@ def write_index_page(folder: Path, studies: list[tuple[str, Path, pd.DataFrame]]
     if steps := protocol_html(claims):
         sections.append(("protocol", "Protocol followed", steps))
     every = pd.concat([r for _, _, r in studies]) if studies else pd.DataFrame()
-    text = html.page(f"ordauc results: {folder.resolve().name}",
-                     f"{len(studies)} studies in <code>{html.esc(folder)}</code>", sections,
-                     provenance(every) if len(every) else "")
-    return write_atomic(folder / PAGE, text)
+    page = Page(f"ordauc results: {folder.resolve().name}",
+                f"{len(studies)} studies in <code>{html.esc(folder)}</code>", sections,
+                provenance(every) if len(every) else "")
+    return write_atomic(folder / PAGE, page.html())

@@ -1,10 +1,12 @@
 """``ordauc report``: a study's report (tables, claims, page), or the index over a folder of
-studies.
+studies. Publishing sits on top of the report and the claims, which know nothing of each
+other: it hands the study's report (:func:`ordauc.report.write.write_report`) and the
+claims' findings (:func:`ordauc.claims.check_claims`) to the page.
 
-A folder holding ``results.csv`` is a study: its tables and statistics
-(:func:`ordauc.report.write.write_report`), the verdict on each claim of its paper
-(``claims.csv``; the statements of its protocol, FOLLOWED or DEVIATED, in ``protocol.csv``;
-both in ``claims.md``) and its page (``index.html``) go to ``DIR/report``. A folder of
+A folder holding ``results.csv`` is a study: its tables and statistics, the verdict on each
+claim of its paper (``claims.csv``; the statements of its protocol, FOLLOWED or DEVIATED, in
+``protocol.csv``; both in ``claims.md``, :mod:`ordauc.publish.claims_files`) and its page
+(``index.html``, :mod:`ordauc.publish.page`) go to ``DIR/report``. A folder of
 study folders (``results/``) gets each study's report and an index page over them, with every
 claim decided by the first study that can decide it (``DIR/claims.csv``).
 """
@@ -18,52 +20,11 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ordauc.errors import UserError
+from ordauc.publish.claims_files import CLAIM_COLUMNS, claims_texts, split_kinds
 from ordauc.report.files import write_texts
 
 if TYPE_CHECKING:
     from ordauc.claims import Study
-
-CLAIM_COLUMNS = ["paper", "claim", "verdict", "statistic", "evidence", "rule"]
-PROTOCOL_COLUMNS = ["paper", "statement", "state", "evidence", "check"]
-
-
-def split_kinds(findings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the papers' claims, the statements of their protocols) of a findings table."""
-    kind = findings["kind"] if "kind" in findings.columns else pd.Series(
-        "claim", index=findings.index)
-    return findings[kind != "protocol"], findings[kind == "protocol"]
-
-
-def claims_texts(findings: pd.DataFrame) -> dict[str, str]:
-    """``claims.csv`` (the columns of :data:`CLAIM_COLUMNS`; the rule says which reading it
-    is), ``protocol.csv`` (:data:`PROTOCOL_COLUMNS`: each statement of the papers' protocols
-    as FOLLOWED, DEVIATED, NOT RECORDED or a NOTE) and ``claims.md`` with both."""
-    claims, protocol = split_kinds(findings)
-    table = claims.assign(rule=claims["rule"] + " [" + claims["reading"] + "]")
-    steps = pd.DataFrame({"paper": protocol["paper"], "statement": protocol["claim"],
-                          "state": protocol["verdict"], "evidence": protocol["evidence"],
-                          "check": protocol["rule"]}, columns=PROTOCOL_COLUMNS)
-    lines = ["# Claims of the papers", ""]
-    for paper, rows in claims.groupby("paper", sort=False):
-        lines += [f"## {paper}", "", "| Claim | Verdict | Statistic | Evidence |",
-                  "| --- | --- | --- | --- |"]
-        lines += [f"| {_cell(r.claim)} | {r.verdict} | {_cell(r.statistic)} | "
-                  f"{_cell(r.evidence)} |" for r in rows.itertuples()]
-        lines.append("")
-    if len(steps):
-        lines += ["# How our runs follow the papers' protocols", ""]
-        for paper, rows in steps.groupby("paper", sort=False):
-            lines += [f"## {paper}", "", "| Statement | State | Evidence |", "| --- | --- | --- |"]
-            lines += [f"| {_cell(r.statement)} | {r.state} | {_cell(r.evidence)} |"
-                      for r in rows.itertuples()]
-            lines.append("")
-    return {"claims.csv": table[CLAIM_COLUMNS].to_csv(index=False),
-            "protocol.csv": steps.to_csv(index=False), "claims.md": "\n".join(lines)}
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
 
 def study_claims(studies: Iterable[Study]) -> pd.DataFrame:
     """The claims table of ``studies`` (see :func:`ordauc.claims.check_claims`)."""
@@ -78,20 +39,20 @@ def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | N
     headline: where the page is, how many files were written, the claims' verdicts)."""
     from ordauc.claims import Study
     from ordauc.experiment.study import read_study_record
+    from ordauc.publish.page import write_study_page
     from ordauc.report.load import load_results, study_metrics
-    from ordauc.report.page import write_study_page
     from ordauc.report.write import write_report
 
     results = load_results(directory)
     out = out if out is not None else directory / "report"
     written = write_report(results, out, metrics=metrics or study_metrics(directory, results),
-                           alpha=alpha)
+                           alpha=alpha, directory=directory)
     study = Study.from_folder(directory, results)
     claims = study_claims([study])
     paths = [*written, *write_texts(out, claims_texts(claims))]
     record = read_study_record(directory)
     title = f"ordauc study: {record.stem if record else directory.resolve().name}"
-    paths.append(write_study_page(directory, out, results, claims, title))
+    paths.append(write_study_page(directory, out, written.document, results, claims, title))
     results_, steps = split_kinds(claims)
     verdicts = results_["verdict"].value_counts()
     states = steps["verdict"].value_counts()
@@ -113,7 +74,7 @@ def report_folder(folder: Path, alpha: float) -> tuple[str, list[Path], str]:
     """Report every study in ``folder`` and write the index page over them; (the summary: a
     line per study, the paths written, a headline: the index page and the studies that could
     not be reported, one line each)."""
-    from ordauc.report.page import PAGE, write_index_page
+    from ordauc.publish.page import PAGE, write_index_page
 
     studies = study_folders(folder)
     others = sorted(p for p in folder.iterdir()
