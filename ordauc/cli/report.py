@@ -89,8 +89,8 @@ def plot(
     figure (a variant of a solver: its colour, its own marker and dash). One line says where
     the figures are; -v lists them.
     """
-    from ordauc.report.load import check_study_configs
     from ordauc.report.plots import plot_results
+    from ordauc.results.frame import check_study_configs
 
     check_study_configs(directory)  # before any figure is written
     written = _run(lambda: plot_results(
@@ -133,11 +133,12 @@ def report(
     For a folder of results folders (results/): each study's report, then DIR/index.html over
     them with every claim decided by the study that can decide it (DIR/claims.csv).
     """
-    from ordauc.report.load import check_study_configs
     from ordauc.report.publish import report_folder, report_study
+    from ordauc.results import StudyFolder
+    from ordauc.results.frame import check_study_configs
 
     check_study_configs(directory)  # before any page or table is written
-    if directory.is_dir() and not (directory / "results.csv").exists():
+    if directory.is_dir() and not StudyFolder(directory).is_study():
         if out is not None or metric:
             from ordauc.errors import UserError
 

@@ -85,6 +85,7 @@ def empty_cell_seconds(cell: Any, sizes: Any, config: Any, data_dir: str | None)
     from dataclasses import replace
 
     from ordauc.experiment.cell import CellTask, DatasetRef, run_cell
+    from ordauc.results.schema import OK
 
     empty = replace(cell, solver=replace(cell.solver, grid={}), cv_metric="", by_metric=False)
     task = CellTask((empty,), _Constant(), False,
@@ -93,8 +94,8 @@ def empty_cell_seconds(cell: Any, sizes: Any, config: Any, data_dir: str | None)
     best = float("inf")
     for _ in range(2):
         start = cpu_seconds()
-        rows = run_cell(task)
+        outcomes = run_cell(task)
         best = min(best, cpu_seconds() - start)
-    if rows[0]["status"] != "ok":  # a cell this study cannot run: its fixed cost is unknown
+    if outcomes[0].status != OK:  # a cell this study cannot run: its fixed cost is unknown
         return 0.0
     return best

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ordauc.report.load import OK, registry_names
 from ordauc.report.published import TABLES, PublishedTable
+from ordauc.results.frame import label_variants, registry_names
+from ordauc.results.schema import OK
 
 TUNING_TEXT = {"test": "tuned on the evaluation folds as the paper did",
                "cv": "tuned by inner cross-validation on the training folds",
@@ -65,34 +66,6 @@ class Comparison:
         return int(self.frame.loc[compared, "within_sd"].sum()), int(compared.sum())
 
 
-def _variant_of(label: str, name: str) -> str:
-    return label[len(name):] if label.startswith(name) else f"_{label}"
-
-
-def _tuning_of(rows: pd.DataFrame) -> str:
-    if "tuning" not in rows.columns:
-        return ""
-    kinds = rows["tuning"].dropna().astype(str)
-    return str(kinds.mode().iloc[0]) if len(kinds) else ""
-
-
-def label_variants(rows: pd.DataFrame) -> dict[tuple[str, str], dict[str, str]]:
-    """(variant, tuning) -> {registry name: label}, in the order labels first appear; ``rows``
-    has the registry name of each row in a ``registry`` column. The variant is what a label
-    adds to its registry name (``_paper``), the tuning the rows' most common tuning kind."""
-    variants: dict[tuple[str, str], dict[str, str]] = {}
-    for label in pd.unique(rows["solver"]):
-        mine = rows[rows["solver"] == label]
-        name = str(mine["registry"].iloc[0])
-        key = (_variant_of(str(label), name), _tuning_of(mine))
-        labels = variants.setdefault(key, {})
-        if name in labels:  # two labels of one solver in one variant: keep both apart
-            key = (f"_{label}", key[1])
-            labels = variants.setdefault(key, {})
-        labels[name] = str(label)
-    return variants
-
-
 def _cell(rows: pd.DataFrame, metric: str) -> dict[str, float]:
     ok = rows[rows["status"] == OK]
     values = (pd.to_numeric(ok[metric], errors="coerce") if metric in ok.columns
@@ -127,7 +100,7 @@ def _frame(published: PublishedTable, rows: pd.DataFrame, labels: dict[str, str]
 def compare_published(results: pd.DataFrame,
                       tables: dict[str, PublishedTable] | None = None) -> list[Comparison]:
     """Every (published table, variant) comparison that ``results`` (as
-    :func:`ordauc.report.load.load_results` returns it) allows; [] when no published table
+    :func:`ordauc.results.frame.load_results` returns it) allows; [] when no published table
     shares a (dataset, solver) with the results."""
     if results.empty or not {"dataset", "solver", "status"} <= set(results.columns):
         return []

@@ -106,8 +106,8 @@ def provenance(results: pd.DataFrame, study: object | None = None) -> str:
 def write_study_page(directory: Path, report_dir: Path, results: pd.DataFrame,
                      claims: pd.DataFrame, title: str) -> Path:
     """Write ``report_dir/index.html`` for the results folder ``directory``."""
-    from ordauc.experiment.results import CONFIG_COPY
-    from ordauc.experiment.study import read_study_record
+    from ordauc.results.record import read_study_record
+    from ordauc.results.schema import CONFIG_COPY
 
     record = read_study_record(directory)
     counts = results["status"].value_counts()

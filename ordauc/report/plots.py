@@ -25,11 +25,9 @@ from ordauc.report.cv_time import write_cv_time
 from ordauc.report.figdata import AucPanel, TimeCurves, auc_panel, datasets, time_curves
 from ordauc.report.files import new_figure, prepare_folder, save_figure, staged
 from ordauc.report.load import (
-    OK,
     display_name,
     has_values,
     infer_task,
-    load_results,
     study_metrics,
     task_groups,
     tuned_metrics,
@@ -41,6 +39,8 @@ from ordauc.report.size_boxes import write_size_boxes
 from ordauc.report.sweeps import study_sweeps, sweep_data, write_sweeps
 from ordauc.report.tables import metric_of
 from ordauc.report.tuning_curves import read_scores, tuning_curves, write_tuning_curves
+from ordauc.results.frame import load_results
+from ordauc.results.schema import OK
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

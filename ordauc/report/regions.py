@@ -19,7 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import OK, display_name, solver_names, study_config
+from ordauc.report.load import display_name
+from ordauc.results.frame import solver_names, study_config
+from ordauc.results.schema import OK
 
 GRID_POINTS = 200  # per axis of the plane
 

@@ -13,7 +13,7 @@ import pandas as pd
 from ordauc.metrics import METRICS
 from ordauc.report import compare_render, stats, stats_render
 from ordauc.report.files import write_texts
-from ordauc.report.load import OK, failure_counts, has_values, task_groups
+from ordauc.report.load import has_values, task_groups
 from ordauc.report.table_render import frame_csv, to_csv, to_latex, to_markdown
 from ordauc.report.tables import (
     DECIMALS,
@@ -23,6 +23,8 @@ from ordauc.report.tables import (
     metric_of,
     metric_table,
 )
+from ordauc.results.frame import failure_counts
+from ordauc.results.schema import OK
 
 
 def table_texts(table: MetricTable, stem: str, decimals: int = DECIMALS) -> dict[str, str]:
