@@ -270,9 +270,9 @@ def memory_failure(status: str, message: str) -> str | None:
     """C7: ``predicted`` (skipped by the memory guard), ``observed`` (an error that reads as
     memory exhaustion) or None (not a memory failure; a timeout never is)."""
     message = message or ""
-    if status == "skipped" and "memory" in message.lower():
+    if status == schema.SKIPPED and "memory" in message.lower():
         return "predicted"
-    if status == "error" and MEMORY_ERROR.search(message):
+    if status == schema.ERROR and MEMORY_ERROR.search(message):
         return "observed"
     return None
 

@@ -194,7 +194,16 @@ SHOWN = {"older": "done (older code)"}  # dry-run words for a cell state
 
 def _print_dry_run(config: Config, options: RunOptions, estimate: bool = True) -> None:
     from ordauc.experiment import dry_run
-    from ordauc.results.schema import budget_text, parse_key
+    from ordauc.results.schema import (
+        DONE,
+        FAILED,
+        MISSING,
+        OLDER,
+        SKIPPED,
+        STALE,
+        budget_text,
+        parse_key,
+    )
 
     report = dry_run(config, options)
     plan, states = report.plan, report.states
@@ -215,7 +224,7 @@ def _print_dry_run(config: Config, options: RunOptions, estimate: bool = True) -
                    f"{', '.join(tasks)})")
     counts = Counter(s.state for s in states)
     parts = ", ".join(f"{counts[s]} {SHOWN.get(s, s)}" for s in (
-        "done", "older", "missing", "failed", "stale", "skipped") if counts[s])
+        DONE, OLDER, MISSING, FAILED, STALE, SKIPPED) if counts[s])
     typer.echo(f"{len(states)} cells: {parts}; {len(plan.not_applicable)} dataset-solver "
                f"pair(s) not applicable; nothing written to {options.out}")
     if report.unfetched:

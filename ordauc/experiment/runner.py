@@ -1,10 +1,13 @@
 """Run a study: plan, check, then run the missing cells on a backend and record each one.
 
 The parent process owns the results table: cells run on the backend's workers (each cell in its
-own forked child, see :mod:`ordauc.experiment.isolate`) and come back as rows in completion
-order; the parent appends each row as it arrives, after its curve rows, and writes a failed
-cell's full traceback to ``OUT/logs/``; every grid point's tuning score goes to
-``tuning_scores.csv``. A cell is done when its row has status ``ok`` or
+own forked child, see :mod:`ordauc.experiment.isolate`) and come back as outcomes
+(:class:`~ordauc.results.CellOutcome`) in completion order; the parent appends each row as it
+arrives, after its curve rows, and writes a failed cell's full traceback to ``OUT/logs/``;
+every grid point's tuning score goes to ``tuning_scores.csv`` (the writer:
+:func:`ordauc.results.write.record`). The folder's rows are read once, before anything is
+written (a damaged line stops the run there), and read again under the folder's lock only if
+another run wrote them in between. A cell is done when its row has status ``ok`` or
 ``skipped`` and was made with the same settings (``config_hash``); everything else in the plan
 is run (again), and its old row and curves are dropped first, so no key is ever listed twice and
 no curve outlives its cell. Cells the memory guard skips are recorded without being started,
