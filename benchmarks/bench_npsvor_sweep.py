@@ -96,8 +96,11 @@ def timed(task: Any) -> tuple[float, float, float, list[dict[str, Any]]]:
     cpu, wall, scoring = time.process_time(), time.perf_counter(), SCORING[0]
     with mock.patch.object(cell_module, "evaluate", _counted(cell_module.evaluate)), \
             mock.patch.object(sweep, "evaluate", _counted(sweep.evaluate)):
-        rows = measure(task)
-    return (time.process_time() - cpu, time.perf_counter() - wall, SCORING[0] - scoring, rows)
+        outcomes = measure(task)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    # a cell's columns with its curve rows and tuning scores beside them, compared whole
+    rows = [{**o.row, "curves": o.curves, "tuning": o.tuning} for o in outcomes]
+    return (cpu, wall, SCORING[0] - scoring, rows)
 
 
 def comparable(row: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def git_commit(where: Path = ROOT) -> str:
     """``git rev-parse --short HEAD`` of ``where``, ``+dirty`` when tracked files have local
     changes (the figures then come from code no commit holds); '' outside a git checkout."""
-    from ordauc.experiment.results import git_sha
+    from ordauc.experiment.provenance import git_sha
 
     return git_sha(where, length=7)
 

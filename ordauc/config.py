@@ -75,6 +75,7 @@ from ordauc.config_values import (
     timeout,
 )
 from ordauc.errors import UserError
+from ordauc.results.schema import dataset_label
 
 TOP_LEVEL_KEYS = ("seed", "datasets", "resampling", "evaluate", "preprocess", "tuning",
                   "curves", "timeout", "memory_limit", "solvers")
@@ -105,9 +106,7 @@ class DatasetSpec:
     @property
     def label(self) -> str:
         """The ``dataset`` column: the name, with its parameters when there are any."""
-        if not self.params:
-            return self.name
-        return f"{self.name}[{','.join(f'{k}={v}' for k, v in sorted(self.params.items()))}]"
+        return dataset_label(self.name, self.params)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 Each :class:`PublishedTable` holds one table of a paper as printed: mean and standard deviation
 per (dataset, solver) of one metric of the registry (:data:`ordauc.metrics.METRICS`), with the
 solvers named by their registry names, so a results table is matched through its
-``solver_name`` column (:func:`label_variants` groups a study's labels by the protocol variant
-they run). They are facts of the papers, read by the report (:mod:`ordauc.report.compare` sets
-them beside a study's own numbers) and by the claims alike, which is why they live in neither.
+``solver_name`` column (:func:`ordauc.results.frame.label_variants` groups a study's labels by
+the protocol variant they run). They are facts of the papers, read by the report
+(:mod:`ordauc.report.compare` sets them beside a study's own numbers) and by the claims alike,
+which is why they live in neither.
 
 Values are transcribed from the papers' text, digit by digit; a value that the text garbles is
 kept as printed with a ``note`` saying so (none is, in the tables below). Add a paper's table by
@@ -104,31 +105,3 @@ TABLES: dict[str, PublishedTable] = {t.key: t for t in (AUC_DCD_TABLE2,)}
 def published_values() -> pd.DataFrame:
     """Every published value of :data:`TABLES` in one long table (columns :data:`COLUMNS`)."""
     return pd.concat([t.values for t in TABLES.values()], ignore_index=True)
-
-
-def _variant_of(label: str, name: str) -> str:
-    return label[len(name):] if label.startswith(name) else f"_{label}"
-
-
-def _tuning_of(rows: pd.DataFrame) -> str:
-    if "tuning" not in rows.columns:
-        return ""
-    kinds = rows["tuning"].dropna().astype(str)
-    return str(kinds.mode().iloc[0]) if len(kinds) else ""
-
-
-def label_variants(rows: pd.DataFrame) -> dict[tuple[str, str], dict[str, str]]:
-    """(variant, tuning) -> {registry name: label}, in the order labels first appear; ``rows``
-    has the registry name of each row in a ``registry`` column. The variant is what a label
-    adds to its registry name (``_paper``), the tuning the rows' most common tuning kind."""
-    variants: dict[tuple[str, str], dict[str, str]] = {}
-    for label in pd.unique(rows["solver"]):
-        mine = rows[rows["solver"] == label]
-        name = str(mine["registry"].iloc[0])
-        key = (_variant_of(str(label), name), _tuning_of(mine))
-        labels = variants.setdefault(key, {})
-        if name in labels:  # two labels of one solver in one variant: keep both apart
-            key = (f"_{label}", key[1])
-            labels = variants.setdefault(key, {})
-        labels[name] = str(label)
-    return variants

@@ -185,7 +185,7 @@ def test_killed_worker_rows_name_every_worker_the_task_was_on(write_config,
     from distributed import KilledWorker
 
     from ordauc.config import load_config
-    from ordauc.experiment.cell import lost_rows, run_cell
+    from ordauc.experiment.cell import lost_outcomes, run_cell
     from ordauc.experiment.dispatch import Dispatch
     from ordauc.experiment.runner import RunOptions, build_tasks, prepare
 
@@ -203,9 +203,9 @@ def test_killed_worker_rows_name_every_worker_the_task_was_on(write_config,
                      "processing-tasks": {"k-1", "another"}})]
     died = KilledWorker("k-1", SimpleNamespace(address="tcp://b:2"), 3)
     for known, named in ((events, "tcp://a:1, tcp://b:2"), (None, "tcp://b:2")):
-        dispatch = Dispatch(_Client(known), run_cell, lost_rows, watch=None)
+        dispatch = Dispatch(_Client(known), run_cell, lost_outcomes, watch=None)
         dispatch.tasks, dispatch.keys, dispatch.limit = [task], {0: ["k-0", "k-1"]}, 3
-        rows = dispatch._outcome(_Future("k-1", "error", died), 0)
+        rows = [o.row for o in dispatch._outcome(_Future("k-1", "error", died), 0)]
         assert [r["key"] for r in rows] == [c.key for c in task.cells]
         assert {r["status"] for r in rows} == {"error"}
         assert rows[0]["message"] == (

@@ -20,7 +20,11 @@ import pytest
 ROLE = re.compile(r":(?:mod|func|class|meth|attr|data|exc):`~?([^`<>]+?)`")
 MODULES = ["ordauc.solvers.dsg.trig", "ordauc.cli.report", "ordauc.claims.evidence",
            "ordauc.data.prepare", "ordauc.data.fetch", "ordauc.data.spec",
-           "ordauc.data.arrays", "ordauc.data.archive"]
+           "ordauc.data.arrays", "ordauc.data.archive", "ordauc.results",
+           "ordauc.results.schema", "ordauc.results.read", "ordauc.results.write",
+           "ordauc.results.atomic", "ordauc.results.folder", "ordauc.results.frame",
+           "ordauc.results.outcome", "ordauc.results.record", "ordauc.experiment.runner",
+           "ordauc.experiment.cell", "ordauc.experiment.study"]
 
 
 def docstrings(module: ModuleType) -> list[tuple[list[str], str]]:

@@ -24,7 +24,7 @@ from fixtures_data.server import MirrorServer
 from ordauc.config import load_config
 from ordauc.published_tables import AUC_DCD_TABLE2
 from ordauc.report.curvedata import ONE_MINUS_AUC, RELATIVE_OBJECTIVE, convergence, read_curves
-from ordauc.report.load import load_results
+from ordauc.results.frame import load_results
 
 CONFIG = REPO / "configs" / "offline" / "auc_dcd.yaml"
 DATASETS = ("svmguide3", "dna", "pendigits")

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from ordauc.report.figdata import size_axis
-from ordauc.report.load import load_results
 from ordauc.report.size_boxes import size_boxes, wanted
+from ordauc.results.frame import load_results
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from ordauc.report.figdata import time_curves
-from ordauc.report.load import load_results
+from ordauc.results.frame import load_results
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 

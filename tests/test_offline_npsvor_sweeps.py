@@ -13,8 +13,8 @@ import yaml
 
 from ordauc.config import parse_config
 from ordauc.errors import UserError
-from ordauc.report.load import load_results
 from ordauc.report.sweeps import study_sweeps, sweep_data
+from ordauc.results.frame import load_results
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 

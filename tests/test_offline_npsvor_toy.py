@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from ordauc import data
-from ordauc.report.load import load_results
 from ordauc.report.regions import regions_data
+from ordauc.results.frame import load_results
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 

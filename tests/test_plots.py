@@ -12,9 +12,10 @@ import pytest
 
 from ordauc.cli import main
 from ordauc.report.figdata import auc_panel, time_curves
-from ordauc.report.load import display_name, infer_task, load_results
+from ordauc.report.load import display_name, infer_task
 from ordauc.report.palette import solver_palette, study_palette
 from ordauc.report.plots import draw_auc_panel, draw_time_curves
+from ordauc.results.frame import load_results
 
 SIZES = (1000, 2000, 5000)
 SEEDS = (0, 1, 2)
@@ -212,7 +213,8 @@ def test_task_inference_and_names() -> None:
 
 def test_names_base_solvers_and_wrappers_come_from_the_registry_through_solver_name() -> None:
     # Labels are the config's; the registry name in `solver_name` says what ran.
-    from ordauc.report.load import base_solver_of, is_wrapper, solver_names, solver_order
+    from ordauc.report.load import base_solver_of, is_wrapper, solver_order
+    from ordauc.results.frame import solver_names
 
     table = pd.DataFrame({"solver": ["fast", "ms", "svorex", "mine"],
                           "solver_name": ["qs3orao", "m_samult", "svorex", "mine"]})
@@ -317,7 +319,7 @@ def test_a_solver_outside_the_registry_is_in_every_figure_under_its_label() -> N
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ordauc.report.load import solver_names
+    from ordauc.results.frame import solver_names
 
     results = _with_outside_solvers()
     names = solver_names(results)
@@ -344,7 +346,8 @@ def test_a_solver_outside_the_registry_is_in_every_figure_under_its_label() -> N
 def test_a_solver_given_by_import_path_shows_the_name_its_metadata_gives(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from ordauc.report import load
-    from ordauc.report.load import base_solver_of, solver_names, solver_order
+    from ordauc.report.load import base_solver_of, solver_order
+    from ordauc.results.frame import solver_names
     from ordauc.solvers import SolverMeta, meta_of
 
     outside = SolverMeta(display="RBF-SVC", tasks=("binary",), uses_unlabeled=False)

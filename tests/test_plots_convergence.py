@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordauc.experiment.results import CURVE_COLUMNS
 from ordauc.report.convergence import convergence_figure, draw_quantity, line_styles
 from ordauc.report.curvedata import ONE_MINUS_AUC, RELATIVE_OBJECTIVE, convergence, read_curves
-from ordauc.report.load import display_name, load_results
+from ordauc.report.load import display_name
 from ordauc.report.plots import plot_results
+from ordauc.results.frame import load_results
+from ordauc.results.schema import CURVE_COLUMNS
 
 SOLVERS = {"oam_inf_cv": "oam_inf", "auc_sdcd_cv": "auc_sdcd", "auc_msgd_cv": "auc_msgd"}
 REPS, ITERATIONS = 3, (100, 200, 300, 400)
@@ -40,7 +41,7 @@ def _study(lam: dict[str, float] | None = None) -> tuple[pd.DataFrame, pd.DataFr
                                "value": 0.6 + 0.1 * s + 0.05 * rng.random() + it / 1e4})
                 curves.append({**point, "metric": "objective",
                                "value": 1.0 + rep + (s + 1) * 100 / it + rng.random() / 10})
-    return pd.DataFrame(results), pd.DataFrame(curves)[CURVE_COLUMNS]
+    return pd.DataFrame(results), pd.DataFrame(curves)[[*CURVE_COLUMNS]]
 
 
 def _write(folder: Path, results: pd.DataFrame, curves: pd.DataFrame | None) -> Path:

@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordauc.experiment.results import CURVE_COLUMNS, TUNING_COLUMNS
-from ordauc.report.load import base_solver_of, display_name, solver_names
+from ordauc.report.load import base_solver_of, display_name
 from ordauc.report.palette import solver_palette, study_palette
+from ordauc.results.frame import solver_names
+from ordauc.results.schema import CURVE_COLUMNS, TUNING_COLUMNS
 
 SAVERS = ("plots", "size_boxes", "cv_time", "tuning_curves", "convergence", "sweeps", "cd")
 QSG = {"qsg_s2auc": "qsg_s2auc", "qsg_s2auc_gamma1": "qsg_s2auc", "pnu_auc": "pnu_auc",
@@ -86,7 +87,7 @@ def _dcd(folder: Path) -> Path:
     pd.DataFrame(rows).to_csv(folder / "results.csv", index=False)
     pd.DataFrame(scores)[[*TUNING_COLUMNS, "p_lam"]].to_csv(folder / "tuning_scores.csv",
                                                              index=False)
-    pd.DataFrame(curves)[CURVE_COLUMNS].to_csv(folder / "curves.csv", index=False)
+    pd.DataFrame(curves)[[*CURVE_COLUMNS]].to_csv(folder / "curves.csv", index=False)
     return folder
 
 
@@ -195,7 +196,7 @@ def _seen(fig: object, shown: dict[str, str]) -> list[tuple[str, tuple, str | No
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
     """Per made-up study: its results, its figures by stem, and what each figure drew."""
-    from ordauc.report.load import load_results
+    from ordauc.results.frame import load_results
 
     out = {}
     root = tmp_path_factory.mktemp("palette")

@@ -17,8 +17,9 @@ from ordauc import solvers
 from ordauc.config import parse_config
 from ordauc.experiment.halving import Halving, HalvingCV, subsample
 from ordauc.experiment.plan import make_plan
-from ordauc.experiment.study import StudyRecord, default_out
+from ordauc.experiment.study import default_out
 from ordauc.experiment.tuning import score_one
+from ordauc.results import StudyRecord
 from ordauc.solvers._base import nonnegative
 from ordauc.solvers.dsg import engine
 from ordauc.solvers.dsg.qsg import QSGS2AUC

@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordauc.experiment.results import CONFIG_COPY
 from ordauc.report import cd as cd_module
 from ordauc.report.load import study_metrics, task_groups
 from ordauc.report.tables import metric_table
 from ordauc.report.write import write_report
+from ordauc.results.schema import CONFIG_COPY
 
 
 def _rows(cells: dict[tuple[str, str, str, int], list[float]]) -> pd.DataFrame:

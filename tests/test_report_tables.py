@@ -332,7 +332,7 @@ def test_a_solver_given_by_import_path_is_named_by_its_metadata(
 def test_statuses_are_cleaned_once_when_the_results_are_read(tmp_path: Path):
     # The runner writes lower-case statuses; a table edited by hand may not. Every table reads
     # the statuses as load_results cleaned them.
-    from ordauc.report.load import load_results
+    from ordauc.results.frame import load_results
 
     results = _results({("d1", "A"): [0.1, 0.2, "timeout"], ("d1", "B"): [0.3, 0.3, 0.3]})
     results["status"] = [" OK", "Ok ", "Timeout", "ok", "OK", None]
@@ -346,8 +346,8 @@ def test_statuses_are_cleaned_once_when_the_results_are_read(tmp_path: Path):
 
 
 def test_tables_follow_the_config_kept_in_the_folder_not_the_finish_order(tmp_path: Path):
-    from ordauc.experiment.results import CONFIG_COPY
-    from ordauc.report.load import load_results
+    from ordauc.results.frame import load_results
+    from ordauc.results.schema import CONFIG_COPY
 
     # rows in the order cells finished: B and d2 first
     results = _results({("d2", "B"): [0.3, 0.3], ("d2", "A"): [0.2, 0.2],
@@ -372,7 +372,7 @@ def test_tables_follow_the_config_kept_in_the_folder_not_the_finish_order(tmp_pa
 
 
 def test_each_solver_reads_its_own_selection_when_a_study_selects_by_several_metrics():
-    from ordauc.report.load import by_selection
+    from ordauc.results.frame import by_selection
 
     rows = pd.DataFrame({
         "solver": ["np", "np", "np", "np", "own", "own", "fixed"],

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import TESTS_DIR
 
-from ordauc.experiment.results import ResultsTable
+from ordauc.results.write import ResultsTable
 
 STUDY = {"datasets": ["breast_cancer"],
          "resampling": {"repeats": 3, "n_labeled": [30], "n_unlabeled": [20]},
@@ -161,10 +161,11 @@ def fill_results_after(monkeypatch: pytest.MonkeyPatch, rows: int) -> Callable[[
     real_open, real_write = ResultsTable.open, os.write
     appended, current, room = [0], [-1], [rows]
 
-    def open_(self: ResultsTable, *args: object, **kwargs: object) -> None:
-        real_open(self, *args, **kwargs)
+    def open_(self: ResultsTable, *args: object, **kwargs: object) -> list[dict[str, str]]:
+        kept = real_open(self, *args, **kwargs)
         if self.path.name == "results.csv":
             current[0] = self._fd
+        return kept
 
     def write(fd: int, data: bytes) -> int:
         if fd == current[0]:

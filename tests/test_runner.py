@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from runner_solvers import read_fit_log
 
-from ordauc.report.load import load_results
+from ordauc.results.frame import load_results
 
 STUDY = {"datasets": ["breast_cancer"], "resampling": {"n_labeled": [30], "n_unlabeled": [20]},
          "tuning": {"folds": 3}}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ordauc.report.load import load_results
+from ordauc.results.frame import load_results
 
 VARYING = ("fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb",
            "started_at")

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from test_runner import STUDY, snapshot
 
-from ordauc.experiment.study import StudyRecord, default_out
+from ordauc.experiment.study import default_out
+from ordauc.results import StudyRecord
 
 SOLVERS = {"solvers": {"samult": {"params": {"lam": 1.0, "sigma": 1.0, "gamma": 0.5}}}}
 

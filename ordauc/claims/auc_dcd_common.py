@@ -28,8 +28,7 @@ import pandas as pd
 from ordauc.claims import algebra
 from ordauc.claims import evidence as ev
 from ordauc.claims.study import Study
-from ordauc.published_tables import label_variants
-from ordauc.report.load import registry_names
+from ordauc.results.frame import label_variants, registry_names
 
 OAM, SDCD, PERM, MSGD = "oam_inf", "auc_sdcd", "auc_sdcdperm", "auc_msgd"
 METHODS = (OAM, SDCD, PERM, MSGD)  # the paper's Table 2 column order

@@ -43,7 +43,7 @@ from ordauc.claims.auc_dcd_common import (
     paper_variant,
 )
 from ordauc.claims.study import Study
-from ordauc.report.load import solver_names
+from ordauc.results.frame import solver_names
 
 ONE_MINUS_AUC, RELATIVE_OBJECTIVE = "one_minus_auc", "relative_objective"
 QUANTITY = {ONE_MINUS_AUC: "1-AUC", RELATIVE_OBJECTIVE: "r_t"}

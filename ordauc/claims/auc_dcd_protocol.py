@@ -34,7 +34,7 @@ from ordauc.claims.registry import (
     undecidable,
 )
 from ordauc.claims.study import Study
-from ordauc.report.load import registry_names
+from ordauc.results.frame import registry_names
 
 STUDIES = ("auc_dcd",)
 PAPER_GRID = tuple(10.0 ** k for k in range(-9, 2))  # 10^-9 .. 10^1

@@ -2,7 +2,7 @@
 how two solvers are paired, what "better", "similar" and "highest" mean, the comparison size of
 the QSG accuracy claims, scaling slopes and memory failures.
 
-All functions read a results table as :func:`ordauc.report.load.load_results` returns it (every
+All functions read a results table as :func:`ordauc.results.frame.load_results` returns it (every
 status kept) and select columns by name. A solver is named by its config label (the
 ``solver`` column), so a study's variants (``qs3orao_gamma1``) are solvers of their own.
 """
@@ -18,9 +18,10 @@ import pandas as pd
 
 from ordauc import stats
 from ordauc.claims import algebra
-from ordauc.report.load import by_selection
+from ordauc.results import schema
+from ordauc.results.frame import by_selection
+from ordauc.results.schema import OK
 
-OK = "ok"
 ALPHA = 0.05
 SIMILAR_CAP = 0.02  # C4: a mean gap of 2 points is never "similar"
 PAIRED_SHARE = 0.8  # C2: a comparison needs 80 % of the planned repetitions paired
@@ -53,7 +54,7 @@ def lower_is_better(metric: str) -> bool:
 def rows_of(results: pd.DataFrame, metric: str | None = None, **where: object) -> pd.DataFrame:
     """The rows matching ``where`` (column=value; a list or tuple value matches any of its
     items), every status kept; with ``metric``, each solver's rows selected by that metric
-    where a study tunes by several (:func:`ordauc.report.load.by_selection`)."""
+    where a study tunes by several (:func:`ordauc.results.frame.by_selection`)."""
     rows = results if metric is None else by_selection(results, metric)
     for column, value in where.items():
         if value is None:
@@ -71,7 +72,9 @@ def ok(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def repetition_column(rows: pd.DataFrame) -> str:
-    return "repetition" if "repetition" in rows.columns else "seed"
+    """The column numbering the repetitions (:func:`ordauc.results.schema.repetition_column`;
+    ``seed`` where a table has neither, as tables written before repetitions were named)."""
+    return schema.repetition_column(rows.columns) or schema.LEGACY_REPETITION
 
 
 def planned(results: pd.DataFrame, dataset: str, **where: object) -> int:
@@ -267,9 +270,9 @@ def memory_failure(status: str, message: str) -> str | None:
     """C7: ``predicted`` (skipped by the memory guard), ``observed`` (an error that reads as
     memory exhaustion) or None (not a memory failure; a timeout never is)."""
     message = message or ""
-    if status == "skipped" and "memory" in message.lower():
+    if status == schema.SKIPPED and "memory" in message.lower():
         return "predicted"
-    if status == "error" and MEMORY_ERROR.search(message):
+    if status == schema.ERROR and MEMORY_ERROR.search(message):
         return "observed"
     return None
 

@@ -26,6 +26,7 @@ from ordauc.claims.registry import (
     undecidable,
 )
 from ordauc.claims.study import Study
+from ordauc.results.schema import parse_dataset_label
 
 QS3_TABLE2 = {"road3d": (434_874, 3), "sgemm": (241_600, 14), "year": (463_715, 90),
               "yolanda": (400_000, 100), "baby": (160_792, 1000), "beauty": (198_502, 1000),
@@ -59,16 +60,11 @@ def load_dataset(name: str, params: dict[str, Any]) -> Any:
 
 def dataset_spec(study: Study, label: str) -> tuple[str, dict[str, Any]]:
     """(name, parameters) of a ``dataset`` label: from the study's config copy, else parsed
-    from ``name[k=v,...]``."""
+    from ``name[k=v,...]`` (:func:`ordauc.results.schema.parse_dataset_label`)."""
     for spec in getattr(study.config, "datasets", ()) or ():
         if spec.label == label:
             return spec.name, dict(spec.params)
-    name, _, rest = label.partition("[")
-    params: dict[str, Any] = {}
-    for item in filter(None, rest.rstrip("]").split(",")):
-        key, _, value = item.partition("=")
-        params[key] = int(value) if value.lstrip("-").isdigit() else value
-    return name, params
+    return parse_dataset_label(label)
 
 
 def training_rows(name: str, params: dict[str, Any]) -> int | None:

@@ -9,7 +9,6 @@ written before it existed) leaves the claim UNDECIDABLE.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,24 +22,13 @@ from ordauc.claims.registry import (
     claim,
     undecidable,
 )
+from ordauc.results.schema import parse_thresholds
 
 if TYPE_CHECKING:
     from ordauc.claims.study import Study
 
 COLUMN = "thresholds"  # recorded by the runner for every model with fitted thresholds_
 QS3_CONFIG = "configs/qs3orao.yaml"
-
-
-def parse(value: object) -> list[float] | None:
-    """``b_1;...;b_(k-1)`` (or comma separated) as floats; None where empty or unreadable."""
-    text = str(value if value is not None else "").strip().strip("[]")
-    if not text or text.lower() == "nan":
-        return None
-    try:
-        found = [float(v) for v in text.replace(",", ";").split(";") if v.strip()]
-    except ValueError:
-        return None
-    return found if found and all(math.isfinite(v) for v in found) else None
 
 
 @claim("QS3ORAO", "QS3-12", studies=("qs3orao", "qs3orao_time"),
@@ -65,7 +53,7 @@ def qs3_12(study: Study) -> Outcome:
             "tests/test_thresholds.py; the results table does not record them (a recorded "
             f"`{COLUMN}` column, each ok run's b_1;...;b_(k-1), would decide it)",
             "thresholds not recorded")
-    parsed = [parse(v) for v in rows[COLUMN]]
+    parsed = [parse_thresholds(v) for v in rows[COLUMN]]
     read = [p for p in parsed if p is not None]
     unread = len(parsed) - len(read)
     increasing = sum(bool(np.all(np.diff(p) > 0)) for p in read)

@@ -41,7 +41,7 @@ from ordauc.claims.registry import (
 class Study:
     """The tables of one study's results folder.
 
-    ``results`` has every row whatever its status (:func:`ordauc.report.load.load_results`);
+    ``results`` has every row whatever its status (:func:`ordauc.results.frame.load_results`);
     ``curves`` and ``tuning`` are the side tables (None where the folder has none); ``offline``
     marks an offline twin (reduced data), which the outcomes mention.
     """
@@ -66,35 +66,15 @@ class Study:
     def from_folder(cls, directory: str | Path, results: pd.DataFrame | None = None) -> Study:
         """Read a results folder of ``ordauc run`` (its table too, unless ``results`` is the
         one a caller has read already)."""
-        from ordauc.experiment.results import CURVES_NAME, TUNING_NAME
-        from ordauc.experiment.study import read_study_record
-        from ordauc.report.load import load_results, study_config
+        from ordauc.results import StudyFolder
 
-        directory = Path(directory)
-        record = read_study_record(directory)
-        name = record.stem if record else directory.name
-        offline = record.offline if record else directory.parent.name == "offline"
-        return cls(name=name, results=load_results(directory) if results is None else results,
-                   curves=_side_table(directory / CURVES_NAME),
-                   tuning=_side_table(directory / TUNING_NAME), offline=offline,
-                   directory=directory, config=study_config(directory))
-
-
-def _side_table(path: Path) -> pd.DataFrame | None:
-    """A side table (curves, tuning scores) with its numeric columns as numbers, or None."""
-    from ordauc.experiment.results import read_table
-
-    if not path.is_file():
-        return None
-    header, rows = read_table(path)
-    if not header:
-        return None
-    table = pd.DataFrame.from_records(rows, columns=header)
-    for column in ("repetition", "n_labeled", "n_unlabeled", "iteration", "time_s", "value",
-                   "score"):
-        if column in table.columns:
-            table[column] = pd.to_numeric(table[column], errors="coerce")
-    return table
+        folder = StudyFolder(Path(directory))
+        record = folder.record()
+        name = record.stem if record else folder.path.name
+        offline = record.offline if record else folder.path.parent.name == "offline"
+        return cls(name=name, results=folder.results() if results is None else results,
+                   curves=folder.curves(), tuning=folder.tuning(), offline=offline,
+                   directory=folder.path, config=folder.config())
 
 
 @dataclass(frozen=True)

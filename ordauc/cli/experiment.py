@@ -110,7 +110,8 @@ def run_cmd(
     from ordauc.experiment.backends import make_backend
     from ordauc.experiment.halving import PROFILES
     from ordauc.experiment.runner import MISSING_DATA
-    from ordauc.experiment.study import StudyRecord, default_out
+    from ordauc.experiment.study import default_out
+    from ordauc.results import StudyRecord
 
     if profile not in PROFILES:
         raise UserError(f"--profile must be one of {', '.join(PROFILES)}, got {profile!r}")
@@ -193,6 +194,16 @@ SHOWN = {"older": "done (older code)"}  # dry-run words for a cell state
 
 def _print_dry_run(config: Config, options: RunOptions, estimate: bool = True) -> None:
     from ordauc.experiment import dry_run
+    from ordauc.results.schema import (
+        DONE,
+        FAILED,
+        MISSING,
+        OLDER,
+        SKIPPED,
+        STALE,
+        budget_text,
+        parse_key,
+    )
 
     report = dry_run(config, options)
     plan, states = report.plan, report.states
@@ -201,18 +212,19 @@ def _print_dry_run(config: Config, options: RunOptions, estimate: bool = True) -
         typer.echo(f"{SHOWN.get(state.state, state.state):8} {state.cell.key}{detail}")
     dropped: dict[str, list[str]] = {}
     for key in report.dropped:
-        dataset, _, _, _, unlabeled = key.split("/")
-        if unlabeled not in dropped.setdefault(dataset, []):
-            dropped[dataset].append(unlabeled)
+        parts = parse_key(key)
+        unlabeled = budget_text(parts.n_unlabeled)
+        if unlabeled not in dropped.setdefault(parts.dataset, []):
+            dropped[parts.dataset].append(unlabeled)
     for dataset, sizes in dropped.items():
-        typer.echo(f"{'dropped':8} {dataset} n_unlabeled {', '.join(u[1:] for u in sizes)}  "
+        typer.echo(f"{'dropped':8} {dataset} n_unlabeled {', '.join(sizes)}  "
                    "(beyond the rows it has; resampling beyond_data: drop)")
     for dataset, solver, task, tasks in plan.not_applicable:
         typer.echo(f"{'n/a':8} {dataset} x {solver}  ({dataset} is {task}; {solver} solves "
                    f"{', '.join(tasks)})")
     counts = Counter(s.state for s in states)
     parts = ", ".join(f"{counts[s]} {SHOWN.get(s, s)}" for s in (
-        "done", "older", "missing", "failed", "stale", "skipped") if counts[s])
+        DONE, OLDER, MISSING, FAILED, STALE, SKIPPED) if counts[s])
     typer.echo(f"{len(states)} cells: {parts}; {len(plan.not_applicable)} dataset-solver "
                f"pair(s) not applicable; nothing written to {options.out}")
     if report.unfetched:
@@ -232,9 +244,9 @@ def _print_estimate(report: object, options: RunOptions, config: Config) -> None
     from ordauc.experiment.backends import make_backend
     from ordauc.experiment.costing import dry_run_costs
     from ordauc.experiment.preflight import default_memory_limit
-    from ordauc.experiment.runner import KEPT_STATES
+    from ordauc.results.schema import KEPT_STATES, SKIPPED
 
-    todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
+    todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, SKIPPED)]
     if not todo:
         return
     cores = os.cpu_count() or 1

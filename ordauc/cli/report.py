@@ -92,8 +92,8 @@ def plot(
     the figures are; -v lists them.
     """
     from ordauc.publish.papers import load_papers
-    from ordauc.report.load import check_study_configs
     from ordauc.report.plots import plot_results
+    from ordauc.results.frame import check_study_configs
 
     load_papers()  # a paper folder's figure families draw too
     check_study_configs(directory)  # before any figure is written
@@ -139,11 +139,12 @@ def report(
     """
     from ordauc.publish.papers import load_papers
     from ordauc.publish.study import report_folder, report_study
-    from ordauc.report.load import check_study_configs
+    from ordauc.results import StudyFolder
+    from ordauc.results.frame import check_study_configs
 
     load_papers()  # a paper folder's claims and report sections are published too
     check_study_configs(directory)  # before any page or table is written
-    if directory.is_dir() and not (directory / "results.csv").exists():
+    if directory.is_dir() and not StudyFolder(directory).is_study():
         if out is not None or metric:
             from ordauc.errors import UserError
 

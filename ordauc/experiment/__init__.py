@@ -2,7 +2,8 @@
 
 ``config -> plan (cells, hashed seeds) -> preflight (every split, memory guard) -> runner (a
 backend's workers, one forked child per cell, hard timeout) -> results table (append-only CSV,
-then parquet) and curves``.
+then parquet) and curves``. The folder's files are read and written through
+:mod:`ordauc.results`, which owns them.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ makes the one ``--backend`` names.
   the runner (:class:`~ordauc.experiment.isolate.ParentGuard`), while a cell runs and while it
   waits for the next. A worker process that dies (killed, out of memory) loses only the task
   it was running: its cells are recorded as ``error`` rows
-  (:func:`~ordauc.experiment.cell.lost_rows`), the slot gets a new worker and the other cells
+  (:func:`~ordauc.experiment.cell.lost_outcomes`), the slot gets a new worker and the other cells
   run on; the next run retries them, as it retries every failed cell. ``--n-jobs 1`` runs the
   cells in this process, one after another.
 - the cluster backends (``dask``, ``slurm``, ``pbs``): one
@@ -91,7 +91,7 @@ class Backend(Protocol):
             lost: Callable[[Any, str], Any] | None = None) -> Iterator[Any]:
         """``fn(task)`` for every task, in completion order, exactly once each; for a task
         whose worker died and that will not run again, ``lost(task, message)`` instead
-        (:func:`~ordauc.experiment.cell.lost_rows` by default). Stopping early (closing the
+        (:func:`~ordauc.experiment.cell.lost_outcomes` by default). Stopping early (closing the
         iterator) leaves no worker computing for nobody."""
 
 
@@ -133,7 +133,7 @@ class LocalBackend:
             The tasks, submitted in this order.
         lost : callable, optional
             ``lost(task, message)``, what stands for ``fn(task)`` when the worker process
-            running it dies; :func:`~ordauc.experiment.cell.lost_rows` by default.
+            running it dies; :func:`~ordauc.experiment.cell.lost_outcomes` by default.
 
         Yields
         ------
@@ -150,9 +150,9 @@ class LocalBackend:
                 yield fn(task)
             return
         if lost is None:
-            from ordauc.experiment.cell import lost_rows
+            from ordauc.experiment.cell import lost_outcomes
 
-            lost = lost_rows
+            lost = lost_outcomes
         yield from _Slots(self.parallel_cells(), self.guard()).run(fn, tasks, lost)
 
 

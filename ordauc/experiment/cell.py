@@ -42,6 +42,8 @@ from ordauc.experiment.plan import Cell, split_of
 from ordauc.experiment.preflight import SplitSizes
 from ordauc.experiment.tuners import make_tuner, tuner_spec
 from ordauc.experiment.tuning import fit_timed
+from ordauc.results import CellOutcome
+from ordauc.results.schema import ERROR, OK, SKIPPED, TIMEOUT, identity_row, thresholds_text
 from ordauc.splits import Split, eval_arrays, train_arrays
 
 _MESSAGE_CHARS = 500
@@ -96,35 +98,35 @@ class CellTask:
         return self.cells[0]
 
 
-def run_cell(task: CellTask) -> list[dict[str, Any]]:
-    """The results rows of the task's cells, whatever happens to the fit, each with three
-    private entries the runner takes out: ``_curves`` (curve rows), ``_tuning`` (every grid
-    point's score) and ``_traceback`` (of a failure).
+def run_cell(task: CellTask) -> list[CellOutcome]:
+    """The outcomes of the task's cells, whatever happens to the fit: each one's results row,
+    curve rows, every grid point's tuning score and a failure's traceback
+    (:class:`~ordauc.results.CellOutcome`).
 
     BLAS gets one thread here rather than in the pool, so that ``--n-jobs 1`` (in-process) and
     ``--n-jobs N`` compute the same numbers and do not oversubscribe the cores.
     """
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     start = time.perf_counter()
-    measured: list[dict[str, Any]] = [{} for _ in task.cells]
+    measured = [CellOutcome({}) for _ in task.cells]
     with threadpool_limits(limits=1):
         warm_up(task.estimator)
         try:
             status, message, measured = run_isolated(partial(_guarded, task),
                                                       task.config.timeout, task.guard)
         except CellTimeout as exc:
-            status, message = "timeout", str(exc)
+            status, message = TIMEOUT, str(exc)
         except ChildDied as exc:
-            status, message = "error", str(exc)
+            status, message = ERROR, str(exc)
     wall = time.perf_counter() - start
     # a part may carry its own status and message: a sweep task's point that failed alone
-    return [{**identity(task, i), "status": status, "message": message, **part,
-             "wall_time_s": wall, "started_at": started}
+    return [part.under({**identity(task, i), "status": status, "message": message},
+                       {"wall_time_s": wall, "started_at": started})
             for i, part in enumerate(measured)]
 
 
-def lost_rows(task: CellTask, message: str) -> list[dict[str, Any]]:
-    """The rows of a task that never reported back (its worker process died): status
+def lost_outcomes(task: CellTask, message: str) -> list[CellOutcome]:
+    """The outcomes of a task that never reported back (its worker process died): status
     ``error`` with ``message`` for every cell, the same columns as a failed :func:`run_cell`
     row, and no time or start, which only the lost process knew.
 
@@ -137,11 +139,11 @@ def lost_rows(task: CellTask, message: str) -> list[dict[str, Any]]:
 
     Returns
     -------
-    list of dict
-        One row per cell of ``task``, in order.
+    list of CellOutcome
+        One per cell of ``task``, in order.
     """
-    return [{**identity(task, i), "status": "error", "message": one_line(message),
-             "wall_time_s": None, "started_at": None}
+    return [CellOutcome({**identity(task, i), "status": ERROR, "message": one_line(message),
+                         "wall_time_s": None, "started_at": None})
             for i in range(len(task.cells))]
 
 
@@ -170,33 +172,36 @@ def warm_up(estimator: Any) -> None:
 
 
 def identity(task: CellTask, i: int = 0) -> dict[str, Any]:
-    """The columns every row of cell ``task.cells[i]`` has, failed or not."""
+    """The columns every row of cell ``task.cells[i]`` has, failed or not: the schema's
+    identity and cell facts (:func:`ordauc.results.schema.identity_row`), then provenance."""
     cell, sizes = task.cells[i], task.sizes[i]
-    return {"key": cell.key, "dataset": cell.dataset.label, "solver": cell.solver.label,
-            "solver_name": cell.solver.name, "task": cell.task,
-            "resampling": cell.resampling.kind, "repetition": cell.repetition,
-            "n_labeled": sizes.n_labeled, "n_unlabeled": sizes.n_unlabeled,
-            "n_test": sizes.n_test, "eval_set": task.config.evaluate,
-            "fit_key": cell.fit_key, "shared_fit": task.shared_fit,
-            "tuning": cell.tuning.kind if cell.tuned else "none",
-            "cv_metric": cell.cv_metric, "profile": cell.profile,
-            "split_seed": cell.seeds.inner, "solver_seed": cell.solver_seed,
-            "config_hash": cell.config_hash, **task.provenance}
+    return {**identity_row({
+        "key": cell.key, "dataset": cell.dataset.label, "solver": cell.solver.label,
+        "solver_name": cell.solver.name, "task": cell.task,
+        "resampling": cell.resampling.kind, "repetition": cell.repetition,
+        "n_labeled": sizes.n_labeled, "n_unlabeled": sizes.n_unlabeled,
+        "n_test": sizes.n_test, "eval_set": task.config.evaluate,
+        "fit_key": cell.fit_key, "shared_fit": task.shared_fit,
+        "tuning": cell.tuning.kind if cell.tuned else "none",
+        "cv_metric": cell.cv_metric, "profile": cell.profile,
+        "split_seed": cell.seeds.inner, "solver_seed": cell.solver_seed,
+        "config_hash": cell.config_hash}), **task.provenance}
 
 
-def _guarded(task: CellTask) -> tuple[str, str, list[dict[str, Any]]]:
-    """(status, message, measured columns per cell); runs in the forked child, whose peak
+def _guarded(task: CellTask) -> tuple[str, str, list[CellOutcome]]:
+    """(status, message, measured outcome per cell); runs in the forked child, whose peak
     resident memory is the ``peak_rss_mb`` of every row, failed or not."""
     try:
-        status, message, measured = "ok", "", measure(task)
+        status, message, measured = OK, "", measure(task)
     except ResourceLimitError as exc:
-        status, message, measured = "skipped", one_line(str(exc)), [{} for _ in task.cells]
+        status, message = SKIPPED, one_line(str(exc))
+        measured = [CellOutcome({}) for _ in task.cells]
     except Exception as exc:
         trace = traceback.format_exc()
-        status, message = "error", describe(exc)
-        measured = [{"_traceback": trace} for _ in task.cells]
+        status, message = ERROR, describe(exc)
+        measured = [CellOutcome({}, traceback=trace) for _ in task.cells]
     peak = peak_rss_mb()
-    return status, message, [{**part, "peak_rss_mb": peak} for part in measured]
+    return status, message, [part.under({}, {"peak_rss_mb": peak}) for part in measured]
 
 
 def peak_rss_mb() -> float | None:
@@ -266,9 +271,9 @@ def prepare(task: CellTask) -> Prepared:
     return Prepared(dataset, X, y, targets, estimator, names, tuner)
 
 
-def measure(task: CellTask) -> list[dict[str, Any]]:
-    """Tune, fit and score the task; the measured columns of each of its cells. Raises on the
-    fit's failures.
+def measure(task: CellTask) -> list[CellOutcome]:
+    """Tune, fit and score the task; the measured outcome of each of its cells (its columns,
+    curves and tuning scores). Raises on the fit's failures.
 
     The tuner runs once for every selection metric of the task's cells; each distinct chosen
     point is fitted once and serves the cells that chose it. A sweep task (``task.sweep``) is
@@ -294,16 +299,19 @@ def measure(task: CellTask) -> list[dict[str, Any]]:
                 fits[point] = _fit(task, ready.estimator, tuned[name], X, y,
                                    [targets[i] for i in users], n_classes)
                 fits[point].users = users
-        rows: list[dict[str, Any]] = [{} for _ in task.cells]
+        scored: list[tuple[dict[str, Any], list[dict[str, Any]], _Fit] | None] = [
+            None for _ in task.cells]  # per cell: its scores, its curves, the fit it used
         for fit in fits.values():
             for at, i in enumerate(fit.users):
                 X_eval, y_eval = targets[i]
-                rows[i] = {**evaluate(fit.model, X_eval, y_eval, cell.task, n_classes),
-                           "_curves": fit.curves[at], "_fit": fit}
+                scored[i] = (evaluate(fit.model, X_eval, y_eval, cell.task, n_classes),
+                             fit.curves[at], fit)
     out = []
-    for c, row in zip(task.cells, rows, strict=True):
-        fit, name = row.pop("_fit"), c.cv_metric or names[0]
-        out.append(measured_row(task, row, fit.model, tuned[name], name,
+    for c, mine in zip(task.cells, scored, strict=True):
+        assert mine is not None, "every cell is served by the fit of its chosen point"
+        scores, curves, fit = mine
+        name = c.cv_metric or names[0]
+        out.append(measured_row(task, scores, curves, fit.model, tuned[name], name,
                                 shared=task.shared_fit or len(fit.users) > 1,
                                 seconds=fit.seconds, basis=OWN_FIT, caught=caught))
     return out
@@ -312,20 +320,21 @@ def measure(task: CellTask) -> list[dict[str, Any]]:
 OWN_FIT = "fit"  # fit_time_s is the clock of the model's own fit (fit_time_basis)
 
 
-def measured_row(task: CellTask, scored: dict[str, Any], model: Any, choice: Any, metric: str,
-                 shared: bool, seconds: float | None, basis: str,
-                 caught: list[warnings.WarningMessage]) -> dict[str, Any]:
-    """A cell's measured columns from its scores (``scored``: :func:`evaluate`'s columns and
-    its ``_curves``), its fitted model, the tuner's choice by ``metric``, and the warnings
-    ``caught`` while its model was made and scored; ``seconds`` is its ``fit_time_s``,
-    ``basis`` says what that time is."""
-    return {**scored, "_tuning": _points(choice, metric), "shared_fit": shared,
-            "fit_time_s": seconds, "fit_time_basis": basis, "cv_time_s": choice.time_s,
-            "cv_score": choice.score, "cv_failed": choice.failed,
-            "cv_message": one_line(choice.first_failure),
-            "n_iter": _n_iter(model), "warnings": _warnings(caught),
-            "thresholds": _thresholds(model),
-            **{f"p_{k}": v for k, v in effective_params(model).items()}}
+def measured_row(task: CellTask, scored: dict[str, Any], curves: list[dict[str, Any]],
+                 model: Any, choice: Any, metric: str, shared: bool, seconds: float | None,
+                 basis: str, caught: list[warnings.WarningMessage]) -> CellOutcome:
+    """A cell's measured outcome from its scores (``scored``: :func:`evaluate`'s columns), its
+    curve rows, its fitted model, the tuner's choice by ``metric`` (its grid points' scores go
+    beside the row), and the warnings ``caught`` while its model was made and scored;
+    ``seconds`` is its ``fit_time_s``, ``basis`` says what that time is."""
+    row = {**scored, "shared_fit": shared,
+           "fit_time_s": seconds, "fit_time_basis": basis, "cv_time_s": choice.time_s,
+           "cv_score": choice.score, "cv_failed": choice.failed,
+           "cv_message": one_line(choice.first_failure),
+           "n_iter": _n_iter(model), "warnings": _warnings(caught),
+           "thresholds": _thresholds(model),
+           **{f"p_{k}": v for k, v in effective_params(model).items()}}
+    return CellOutcome(row, curves=list(curves), tuning=_points(choice, metric))
 
 
 @dataclass
@@ -436,7 +445,7 @@ def _thresholds(model: Any) -> str:
     b = getattr(model, "thresholds_", None)
     if b is None:
         return ""
-    return ";".join(f"{float(v):.6g}" for v in np.ravel(b))
+    return thresholds_text(np.ravel(b))
 
 
 def _warnings(caught: list[warnings.WarningMessage]) -> str:

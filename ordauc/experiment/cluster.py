@@ -29,7 +29,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 from ordauc.errors import UserError
-from ordauc.experiment.cell import lost_rows
+from ordauc.experiment.cell import lost_outcomes
 from ordauc.experiment.dispatch import Dispatch
 from ordauc.experiment.watch import (
     LOST_ENV,
@@ -159,4 +159,4 @@ class DaskBackend:
         if not tasks:
             return
         with self.source.watch(len(tasks)) as watch:
-            yield from Dispatch(watch.client, fn, lost or lost_rows, watch).run(tasks)
+            yield from Dispatch(watch.client, fn, lost or lost_outcomes, watch).run(tasks)

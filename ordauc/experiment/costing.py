@@ -28,7 +28,7 @@ def empty_cell(cell: Any, sizes: Any, config: Any, data_dir: str | None, model: 
     task = CellTask((empty,), model, False,
                     DatasetRef(cell.dataset.name, cell.dataset.params, data_dir), (sizes,),
                     replace(config, curves_every=None), {})
-    return run_cell(task)
+    return [outcome.row for outcome in run_cell(task)]
 
 
 def runtime() -> Runtime:

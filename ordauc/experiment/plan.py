@@ -44,6 +44,7 @@ from sklearn.model_selection import ParameterGrid
 from ordauc.config import Config, DatasetSpec, ResamplingSpec, SolverSpec, TuningSpec
 from ordauc.errors import UserError
 from ordauc.experiment.halving import PROFILES, QUICK, QUICK_REPEATS
+from ordauc.results.schema import budget_text, cell_key, fit_key
 from ordauc.splits import Split, SplitSeeds, make_split
 
 
@@ -51,10 +52,6 @@ def hashed_seed(*parts: Any) -> int:
     """A seed in [0, 2**32) from the SHA-256 of the parts: stable across runs and machines."""
     text = "|".join(str(p) for p in parts)
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big")
-
-
-def budget_text(n: int | None) -> str:
-    return "all" if n is None else str(n)
 
 
 def split_seeds(base_seed: int, dataset: str, repetition: int, n_labeled: int | None,
@@ -104,18 +101,17 @@ class Cell:
     def key(self) -> str:
         """Unique, readable id of the cell: the results table's ``key`` column (ending in
         ``/by-<metric>`` when a study selects by several metrics)."""
-        base = (f"{self.dataset.label}/{self.solver.label}/r{self.repetition}"
-                f"/l{budget_text(self.n_labeled)}/u{budget_text(self.n_unlabeled)}")
-        return f"{base}/by-{self.cv_metric}" if self.by_metric else base
+        return cell_key(self.dataset.label, self.solver.label, self.repetition,
+                        self.n_labeled, self.n_unlabeled,
+                        self.cv_metric if self.by_metric else "")
 
     @property
     def fit_key(self) -> str:
         """Cells with the same fit key share their tuning, and their fit wherever they chose
         the same point (the ``fit_key`` column): those of several selection metrics, and for a
         solver fitted on the labeled rows alone, those of every ``n_unlabeled``."""
-        base = f"{self.dataset.label}/{self.solver.label}/r{self.repetition}" \
-               f"/l{budget_text(self.n_labeled)}"
-        return base if self.shares_fit else f"{base}/u{budget_text(self.n_unlabeled)}"
+        return fit_key(self.dataset.label, self.solver.label, self.repetition,
+                       self.n_labeled, self.n_unlabeled, self.shares_fit)
 
     @property
     def split_key(self) -> tuple[str, int, int | None, int | None]:

@@ -1,10 +1,13 @@
 """Run a study: plan, check, then run the missing cells on a backend and record each one.
 
 The parent process owns the results table: cells run on the backend's workers (each cell in its
-own forked child, see :mod:`ordauc.experiment.isolate`) and come back as rows in completion
-order; the parent appends each row as it arrives, after its curve rows, and writes a failed
-cell's full traceback to ``OUT/logs/``; every grid point's tuning score goes to
-``tuning_scores.csv``. A cell is done when its row has status ``ok`` or
+own forked child, see :mod:`ordauc.experiment.isolate`) and come back as outcomes
+(:class:`~ordauc.results.CellOutcome`) in completion order; the parent appends each row as it
+arrives, after its curve rows, and writes a failed cell's full traceback to ``OUT/logs/``;
+every grid point's tuning score goes to ``tuning_scores.csv`` (the writer:
+:func:`ordauc.results.write.record`). The folder's rows are read once, before anything is
+written (a damaged line stops the run there), and read again under the folder's lock only if
+another run wrote them in between. A cell is done when its row has status ``ok`` or
 ``skipped`` and was made with the same settings (``config_hash``); everything else in the plan
 is run (again), and its old row and curves are dropped first, so no key is ever listed twice and
 no curve outlives its cell. Cells the memory guard skips are recorded without being started,
@@ -13,9 +16,8 @@ and run once a later run's limit lets them start.
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,18 +30,25 @@ from ordauc.experiment.cell import CellTask, DatasetRef, identity, measure, run_
 from ordauc.experiment.plan import Cell, Plan, is_tuned, make_plan
 from ordauc.experiment.preflight import Preflight, preflight
 from ordauc.experiment.progress import progress_bar
-from ordauc.experiment.record import Tables, record
-from ordauc.experiment.results import (
-    CONFIG_COPY,
+from ordauc.experiment.provenance import provenance
+from ordauc.experiment.study import check_study
+from ordauc.results import CellOutcome, StudyFolder, StudyRecord
+from ordauc.results.schema import (
+    DONE,
     DONE_STATUSES,
+    ERROR,
+    FAILED,
+    KEPT_STATES,
+    MISSING,
+    OLDER,
+    SKIPPED,
+    STALE,
+    STATUS_ORDER,
+    TIMEOUT,
     columns,
-    provenance,
-    write_atomically,
 )
-from ordauc.experiment.study import StudyRecord, check_study, write_study_record
+from ordauc.results.write import Tables, record
 
-STATUS_ORDER = ("ok", "skipped", "error", "timeout")
-KEPT_STATES = ("done", "older")  # cells whose rows a run keeps as they are
 MISSING_DATA = ("refuse", "skip")  # what a run does with datasets not fetched yet
 
 
@@ -80,7 +89,7 @@ class Summary:
 
     @property
     def failed(self) -> int:
-        return self.statuses["error"] + self.statuses["timeout"]
+        return self.statuses[ERROR] + self.statuses[TIMEOUT]
 
     def line(self) -> str:
         """E.g. ``12 cells: 10 ok, 1 error, 1 timeout (3 run now); results in results/x``."""
@@ -108,22 +117,22 @@ def survey(plan: Plan, rows: list[dict[str, str]], force: bool = False,
     for cell in plan.cells:
         row = latest.get(cell.key)
         if row is None:
-            states.append(CellState(cell, "missing"))
+            states.append(CellState(cell, MISSING))
         elif row.get("status") not in DONE_STATUSES:
-            states.append(CellState(cell, "failed", f"{row.get('status')}: {row.get('message')}"))
-        elif (row.get("status") == "skipped" and not row.get("started_at")
+            states.append(CellState(cell, FAILED, f"{row.get('status')}: {row.get('message')}"))
+        elif (row.get("status") == SKIPPED and not row.get("started_at")
               and cell.key not in skips):
-            states.append(CellState(cell, "stale", "the memory limit now allows it"))
+            states.append(CellState(cell, STALE, "the memory limit now allows it"))
         elif row.get("config_hash") != cell.config_hash:
-            states.append(CellState(cell, "stale", "settings changed since this row"))
+            states.append(CellState(cell, STALE, "settings changed since this row"))
         elif force:
-            states.append(CellState(cell, "stale", "--force"))
+            states.append(CellState(cell, STALE, "--force"))
         elif code is not None and (older := made_by_other_code(row, code)):
-            states.append(CellState(cell, "stale" if rerun_older else "older",
+            states.append(CellState(cell, STALE if rerun_older else OLDER,
                                     f"{older}; --rerun-older runs it again" if not rerun_older
                                     else f"{older}; --rerun-older"))
         else:
-            states.append(CellState(cell, "done", str(row.get("status"))))
+            states.append(CellState(cell, DONE, str(row.get("status"))))
     return states
 
 
@@ -216,12 +225,12 @@ def dry_run(config: Config, options: RunOptions) -> DryRun:
     if options.study is not None:
         check_study(options.out, options.study)
     states = []
-    rows = _existing_rows(options.out)
+    rows = _existing_tables(options.out).existing()
     for s in survey(plan, rows, options.force, checked.skips,
                     provenance(), options.rerun_older):
         if s.state not in KEPT_STATES and s.cell.key in checked.skips:
-            s = CellState(s.cell, "skipped", checked.skips[s.cell.key])
-        elif s.state == "missing" and s.cell.dataset.name in missing:
+            s = CellState(s.cell, SKIPPED, checked.skips[s.cell.key])
+        elif s.state == MISSING and s.cell.dataset.name in missing:
             s = CellState(s.cell, s.state, f"needs `ordauc fetch {s.cell.dataset.name}`")
         states.append(s)
     return DryRun(plan, states, missing, checked.dropped, checked.sizes, rows)
@@ -235,20 +244,22 @@ def run(config: Config, options: RunOptions) -> Summary:
     ready = prepare(config, options)
     plan, checked = ready.plan, ready.checked
     tasks = build_tasks(ready, config, options)  # every estimator, before writing
-    _existing_rows(options.out)  # refuses a folder that holds something else, writing nothing
-    if options.study is not None:
-        check_study(options.out, options.study)  # another study's folder: refused, unwritten
+    tables = _existing_tables(options.out)
+    rows = tables.existing()  # refuses a folder that holds something else, writing nothing
+    if options.study is not None:  # another study's folder: refused, unwritten
+        check_study(options.out, options.study, rows)
     _make_folder(options.out)
+    folder = StudyFolder(options.out)
     summary = Summary(options.out, not_applicable=len(plan.not_applicable))
-    with _exclusive(options.out):  # before any write: a concurrent run is refused first
+    with folder.exclusive():  # before any write: a concurrent run is refused first
+        rows = tables.current()  # read again only if another run wrote it meanwhile
         if options.study is not None:
-            check_study(options.out, options.study)  # again: another run may have written
-            write_study_record(options.out, options.study)
+            check_study(options.out, options.study, rows)  # again: another run may have written
+            folder.write_record(options.study)
         if options.config_text is not None:  # the folder keeps the study it serves
-            write_atomically(options.out / CONFIG_COPY, options.config_text.encode("utf-8"))
-        tables = Tables(options.out)
+            folder.write_config(options.config_text)
         table = tables.results
-        states = survey(plan, table.rows(), options.force, checked.skips, provenance(),
+        states = survey(plan, rows, options.force, checked.skips, provenance(),
                         options.rerun_older)
         todo = {s.cell.key for s in states if s.state not in KEPT_STATES}
         done_rows = tables.open(columns(plan.param_names), todo, plan.param_names)
@@ -260,24 +271,24 @@ def run(config: Config, options: RunOptions) -> Summary:
             with progress_bar(len(todo), options.progress) as advance:
                 for task in pending(tasks, {k for k in todo if k in checked.skips}):
                     for i, cell in enumerate(task.cells):
-                        row = {**identity(task, i), "status": "skipped",
-                               "message": checked.skips[cell.key]}
-                        _record(row, tables, options.out, summary, advance)
-                for rows in ready.backend.map(run_cell, runnable):
-                    for row in rows:
-                        _record(row, tables, options.out, summary, advance)
+                        skipped = CellOutcome({**identity(task, i), "status": SKIPPED,
+                                               "message": checked.skips[cell.key]})
+                        _record(skipped, tables, options.out, summary, advance)
+                for outcomes in ready.backend.map(run_cell, runnable):
+                    for outcome in outcomes:
+                        _record(outcome, tables, options.out, summary, advance)
         finally:
             tables.close()
             table.write_parquet()
     return summary
 
 
-def _record(row: dict[str, Any], tables: Tables, out: Path, summary: Summary, advance: Any
+def _record(outcome: CellOutcome, tables: Tables, out: Path, summary: Summary, advance: Any
             ) -> None:
-    record(row, tables, out)
-    summary.statuses[row["status"]] += 1
+    record(outcome, tables, out)
+    summary.statuses[outcome.row["status"]] += 1
     summary.ran += 1
-    advance(row)
+    advance(outcome.row)
 
 
 def debug_cell(config: Config, options: RunOptions) -> Cell:
@@ -285,7 +296,7 @@ def debug_cell(config: Config, options: RunOptions) -> Cell:
     exception through with the full traceback; writes nothing. Returns the cell."""
     ready = prepare(config, options)
     plan, checked = ready.plan, ready.checked
-    states = survey(plan, _existing_rows(options.out), options.force, checked.skips,
+    states = survey(plan, _existing_tables(options.out).existing(), options.force, checked.skips,
                     provenance(), options.rerun_older)
     waiting = [s.cell.key for s in states
                if s.state not in KEPT_STATES and s.cell.key not in checked.skips]
@@ -347,12 +358,13 @@ def pending(tasks: list[CellTask], todo: Collection[str]) -> list[CellTask]:
     return out
 
 
-def _existing_rows(out: Path) -> list[dict[str, str]]:
-    """The results rows of ``out``, every table of it read first: a damaged line stops here,
-    before anything is run or written."""
+def _existing_tables(out: Path) -> Tables:
+    """The tables of ``out``, refused if ``out`` is a file; their :meth:`Tables.existing`
+    reads every one of them first: a damaged line stops there, before anything is run or
+    written."""
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file; give a folder for the results")
-    return Tables(out).existing()
+    return StudyFolder(out).tables()
 
 
 def _make_folder(out: Path) -> None:
@@ -364,20 +376,3 @@ def _make_folder(out: Path) -> None:
     except OSError as exc:
         raise UserError(f"cannot write results to {str(out)!r} ({exc.strerror or exc}); give a "
                         "writable --out folder") from None
-
-
-@contextlib.contextmanager
-def _exclusive(out: Path) -> Iterator[None]:
-    """Refuse a second concurrent run on the same folder (the lock dies with its process)."""
-    try:
-        import fcntl
-    except ImportError:  # no flock on this platform: trust the user
-        yield
-        return
-    with open(out / ".lock", "w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise UserError(f"another `ordauc run` is writing to {out}; wait for it to finish "
-                            "or choose another --out") from None
-        yield

@@ -45,7 +45,9 @@ from typing import Any
 from ordauc.config import SolverSpec
 from ordauc.experiment.cell import CellTask, describe, measured_row, prepare, trace_rows
 from ordauc.experiment.evaluate import evaluate
-from ordauc.experiment.plan import Cell, budget_text
+from ordauc.experiment.plan import Cell
+from ordauc.results import CellOutcome
+from ordauc.results.schema import ERROR, fit_key
 from ordauc.solvers.gridfit import GridFit
 
 IN_PASS = "in_pass"  # fit_time_basis: the model's own seconds, measured inside the pass
@@ -66,9 +68,8 @@ def pass_key(cell: Cell) -> str:
     """The task of a swept cell whose entry :func:`shares_pass`: its fit key with the sweep
     entry's label in place of the spec's (every spec of the entry, one split), marked so that
     no spec's own fit key can equal it."""
-    base = (f"sweep:{cell.dataset.label}/{cell.solver.sweep_of}/r{cell.repetition}"
-            f"/l{budget_text(cell.n_labeled)}")
-    return base if cell.shares_fit else f"{base}/u{budget_text(cell.n_unlabeled)}"
+    return "sweep:" + fit_key(cell.dataset.label, str(cell.solver.sweep_of), cell.repetition,
+                              cell.n_labeled, cell.n_unlabeled, cell.shares_fit)
 
 
 def sweep_task(cell: Cell, curves: bool) -> str | None:
@@ -86,11 +87,11 @@ def sweep_task(cell: Cell, curves: bool) -> str | None:
     return pass_key(cell)
 
 
-def failed_row(exc: BaseException) -> dict[str, Any]:
-    """The measured columns of a cell whose point's fit raised ``exc``: what ``run_cell``
+def failed_row(exc: BaseException) -> CellOutcome:
+    """The measured outcome of a cell whose point's fit raised ``exc``: what ``run_cell``
     records for a task whose fit raised (status, message, traceback)."""
     trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return {"status": "error", "message": describe(exc), "_traceback": trace}
+    return CellOutcome({"status": ERROR, "message": describe(exc)}, traceback=trace)
 
 
 def swept_point(cell: Cell) -> dict[str, Any]:
@@ -98,8 +99,8 @@ def swept_point(cell: Cell) -> dict[str, Any]:
     return {k: cell.solver.params[k] for k in cell.solver.swept}
 
 
-def measure_sweep(task: CellTask) -> list[dict[str, Any]]:
-    """The measured columns of each cell of a sweep task (module docstring): one grid call
+def measure_sweep(task: CellTask) -> list[CellOutcome]:
+    """The measured outcome of each cell of a sweep task (module docstring): one grid call
     fits the swept point of every spec among the cells, then each cell is scored as its own
     task would score it. The cells of a point whose fit raised are rows of status ``error``
     with its message and traceback, as their own task would give; the others are unaffected.
@@ -113,7 +114,7 @@ def measure_sweep(task: CellTask) -> list[dict[str, Any]]:
     users = {label: [i for i, c in enumerate(task.cells) if c.solver.label == label]
              for label in labels}
     points = [swept_point(task.cells[users[label][0]]) for label in labels]
-    rows: list[dict[str, Any]] = [{} for _ in task.cells]
+    rows = [CellOutcome({}) for _ in task.cells]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         choice = ready.tuner.tune(ready.estimator, X, y, cell.solver.grid)[name]
@@ -136,14 +137,14 @@ def measure_sweep(task: CellTask) -> list[dict[str, Any]]:
             seconds = getattr(model, "fit_seconds_", None)
             basis = IN_PASS if isinstance(seconds, float) else PASS_SHARE
             traces = trace_rows(model, config.curves_every, config.curves_until)
-            scored = {i: {**evaluate(model, *targets[i], cell.task, n_classes),
-                          "_curves": list(traces)} for i in users[label]}
+            scored = {i: evaluate(model, *targets[i], cell.task, n_classes)
+                      for i in users[label]}
             # the spec's own task catches the warnings of its fit and of scoring all its
             # cells: here those caught while its model was produced, then scored
             mine = caught[mark:]
             for i in users[label]:
                 rows[i] = measured_row(
-                    task, scored[i], model, choice, name,
+                    task, scored[i], traces, model, choice, name,
                     shared=task.shared_fit or len(users[label]) > 1,
                     seconds=seconds if basis == IN_PASS else None, basis=basis, caught=mine)
                 if basis == PASS_SHARE:
@@ -151,5 +152,5 @@ def measure_sweep(task: CellTask) -> list[dict[str, Any]]:
             scoring += time.perf_counter() - scored_at
         share = (time.perf_counter() - fitting - scoring) / max(1, len(points))
         for i in shares:
-            rows[i]["fit_time_s"] = share
+            rows[i].row["fit_time_s"] = share
     return rows

@@ -119,8 +119,8 @@ def study_page(directory: Path, report: ReportDocument, results: pd.DataFrame,
                claims: pd.DataFrame, title: str) -> Page:
     """The page of the results folder ``directory``: its ``claims`` (the findings table),
     its ``report``, the figures in ``directory/figures`` and its config."""
-    from ordauc.experiment.results import CONFIG_COPY
-    from ordauc.experiment.study import read_study_record
+    from ordauc.results.record import read_study_record
+    from ordauc.results.schema import CONFIG_COPY
 
     record = read_study_record(directory)
     counts = results["status"].value_counts()

@@ -38,10 +38,11 @@ def report_study(directory: Path, out: Path | None, metrics: tuple[str, ...] | N
     """Write a study's report; (the summary, the paths written, the study read, a one-line
     headline: where the page is, how many files were written, the claims' verdicts)."""
     from ordauc.claims import Study
-    from ordauc.experiment.study import read_study_record
     from ordauc.publish.page import write_study_page
-    from ordauc.report.load import load_results, study_metrics
+    from ordauc.report.load import study_metrics
     from ordauc.report.write import write_report
+    from ordauc.results.frame import load_results
+    from ordauc.results.record import read_study_record
 
     results = load_results(directory)
     out = out if out is not None else directory / "report"

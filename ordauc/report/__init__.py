@@ -7,8 +7,9 @@ without looking at pixels. matplotlib is only imported when a figure is drawn.
 from __future__ import annotations
 
 from ordauc.report.figdata import AucPanel, FailureMark, TimeCurves, auc_panel, time_curves
-from ordauc.report.load import display_name, load_results
+from ordauc.report.load import display_name
 from ordauc.report.plots import plot_results
+from ordauc.results.frame import load_results
 
 __all__ = [
     "AucPanel",

@@ -128,9 +128,10 @@ def draw_cd_diagrams(results: pd.DataFrame, out_dir: Path,
     values or without a dataset where every run finished are skipped. Methods are coloured by
     ``palette`` (by default the palette of ``results``' own solvers). The paths written."""
     from ordauc.report import stats
-    from ordauc.report.load import display_name, has_values, solver_names
+    from ordauc.report.load import display_name, has_values
     from ordauc.report.palette import study_palette
     from ordauc.report.tables import arrange, metric_of, metric_table
+    from ordauc.results.frame import solver_names
 
     asked = list(metrics)
     for name in asked:

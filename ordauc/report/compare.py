@@ -20,8 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ordauc.published_tables import TABLES, PublishedTable, label_variants
-from ordauc.report.load import OK, registry_names
+from ordauc.published_tables import TABLES, PublishedTable
+from ordauc.results.frame import label_variants, registry_names
+from ordauc.results.schema import OK
 
 TUNING_TEXT = {"test": "tuned on the evaluation folds as the paper did",
                "cv": "tuned by inner cross-validation on the training folds",
@@ -99,7 +100,7 @@ def _frame(published: PublishedTable, rows: pd.DataFrame, labels: dict[str, str]
 def compare_published(results: pd.DataFrame,
                       tables: dict[str, PublishedTable] | None = None) -> list[Comparison]:
     """Every (published table, variant) comparison that ``results`` (as
-    :func:`ordauc.report.load.load_results` returns it) allows; [] when no published table
+    :func:`ordauc.results.frame.load_results` returns it) allows; [] when no published table
     shares a (dataset, solver) with the results."""
     if results.empty or not {"dataset", "solver", "status"} <= set(results.columns):
         return []

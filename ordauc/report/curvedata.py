@@ -26,8 +26,10 @@ import numpy as np
 import pandas as pd
 
 from ordauc.errors import UserError
-from ordauc.experiment.results import CURVE_COLUMNS, CURVES_NAME, read_table
-from ordauc.report.load import solver_names, solver_order
+from ordauc.report.load import solver_order
+from ordauc.results.frame import solver_names
+from ordauc.results.read import read_table
+from ordauc.results.schema import CURVE_COLUMNS, CURVES_CSV
 
 ONE_MINUS_AUC, RELATIVE_OBJECTIVE = "one_minus_auc", "relative_objective"
 # drawn as recorded, on a log scale: what a solver logs per iteration itself (an ADMM's
@@ -72,7 +74,7 @@ class Convergence:
 
 def read_curves(directory: str | Path) -> pd.DataFrame | None:
     """The curves table of a results folder; None when it has none (or no rows)."""
-    path = Path(directory) / CURVES_NAME
+    path = Path(directory) / CURVES_CSV
     if not path.is_file():
         return None
     try:

@@ -16,8 +16,10 @@ import pandas as pd
 
 from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import OK, display_name, solver_names, solver_order
+from ordauc.report.load import display_name, solver_order
 from ordauc.report.palette import Palette
+from ordauc.results.frame import solver_names
+from ordauc.results.schema import OK
 
 LARGE = 500  # training rows above which the paper draws a dataset
 

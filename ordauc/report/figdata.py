@@ -3,7 +3,7 @@
 :func:`auc_panel` gives the AUC boxplot of one dataset at one (n_labeled, n_unlabeled) size;
 :func:`time_curves` gives the training time against n_unlabeled, with the sizes where a solver's
 runs did not finish (``skipped``, ``timeout``, ``error``) kept as failure marks, never dropped.
-Both take a results table as :func:`ordauc.report.load.load_results` returns it; every solver
+Both take a results table as :func:`ordauc.results.frame.load_results` returns it; every solver
 of a dataset gets its place, whether the registry knows it or not.
 """
 
@@ -16,17 +16,9 @@ import pandas as pd
 
 from ordauc.errors import UserError
 from ordauc.metrics import METRICS
-from ordauc.report.load import (
-    NO_STATUS,
-    OK,
-    by_selection,
-    display_name,
-    failure_counts,
-    infer_task,
-    one_budget,
-    solver_names,
-    solver_order,
-)
+from ordauc.report.load import display_name, infer_task, one_budget, solver_order
+from ordauc.results.frame import by_selection, failure_counts, solver_names
+from ordauc.results.schema import NO_STATUS, OK
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ DPI = 150
 
 def write_atomic(path: Path, data: str | bytes) -> Path:
     """Write ``data`` (text as UTF-8) to ``path`` through a temporary file renamed into place."""
-    from ordauc.experiment.results import write_atomically
+    from ordauc.results.atomic import write_atomically
 
     write_atomically(Path(path), data.encode("utf-8") if isinstance(data, str) else data)
     return Path(path)

@@ -37,14 +37,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ordauc.report.load import (
-    Names,
-    base_solver_of,
-    is_wrapper,
-    own_label,
-    solver_meta,
-    solver_names,
-)
+from ordauc.report.load import Names, base_solver_of, is_wrapper, own_label, solver_meta
+from ordauc.results.frame import solver_names
 
 BASE_DASH = "-"
 
@@ -199,7 +193,7 @@ def _base_colours(bases: Iterable[str]) -> dict[str, tuple[str, str]]:
 
 def solver_palette(labels: Iterable[str], names: Names | None = None) -> Palette:
     """The palette of ``labels`` (``names``: label -> registry name, see
-    :func:`ordauc.report.load.solver_names`; without it each label is its own solver)."""
+    :func:`ordauc.results.frame.solver_names`; without it each label is its own solver)."""
     labels = sorted({str(label) for label in labels})
     names = dict(names or {})
     base_of = {label: base_solver_of(label, names) for label in labels}

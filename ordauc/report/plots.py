@@ -40,7 +40,6 @@ from ordauc.report.load import (
     display_name,
     has_values,
     infer_task,
-    load_results,
     study_metrics,
     tuned_metrics,
 )
@@ -48,6 +47,7 @@ from ordauc.report.palette import Palette, study_palette
 from ordauc.report.size_boxes import wanted as size_boxes_wanted
 from ordauc.report.sweeps import study_sweeps
 from ordauc.report.tables import metric_of
+from ordauc.results.frame import load_results
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

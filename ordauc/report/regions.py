@@ -21,7 +21,9 @@ import pandas as pd
 
 from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import OK, display_name, solver_names, study_config
+from ordauc.report.load import display_name
+from ordauc.results.frame import solver_names, study_config
+from ordauc.results.schema import OK
 
 GRID_POINTS = 200  # per axis of the plane
 

@@ -18,15 +18,10 @@ from ordauc.metrics import METRICS
 from ordauc.report.figdata import size_axis
 from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import (
-    OK,
-    by_selection,
-    display_name,
-    has_values,
-    solver_names,
-    solver_order,
-)
+from ordauc.report.load import display_name, has_values, solver_order
 from ordauc.report.palette import Palette
+from ordauc.results.frame import by_selection, solver_names
+from ordauc.results.schema import OK
 
 MIN_REPETITIONS = 3  # fewer values per box draw no box worth the name
 

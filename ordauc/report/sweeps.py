@@ -20,8 +20,9 @@ import pandas as pd
 from ordauc.metrics import METRICS
 from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import OK, by_selection, study_config
 from ordauc.report.palette import Palette
+from ordauc.results.frame import by_selection, study_config
+from ordauc.results.schema import OK
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -14,7 +14,7 @@ where every solver's cell is complete; the datasets left out are named under the
 run at several sample sizes (budgets) gets one row per size; sizes that differ only between
 repetitions (k-fold folds of unequal size) are one budget and one row.
 
-The input is a results table as :func:`ordauc.report.load.load_results` returns it (statuses
+The input is a results table as :func:`ordauc.results.frame.load_results` returns it (statuses
 cleaned there). Renderers are in :mod:`ordauc.report.table_render`, files in
 :mod:`ordauc.report.write`.
 """
@@ -29,14 +29,9 @@ from scipy.stats import rankdata
 
 from ordauc.errors import UserError
 from ordauc.metrics import METRICS, Metric
-from ordauc.report.load import (
-    OK,
-    by_selection,
-    display_name,
-    failure_counts,
-    one_budget,
-    solver_names,
-)
+from ordauc.report.load import display_name, one_budget
+from ordauc.results.frame import by_selection, failure_counts, solver_names
+from ordauc.results.schema import OK, repetition_column
 
 DECIMALS = 3
 RANK_LABEL = "Average rank"
@@ -79,7 +74,7 @@ class Arranged:
     ``problems`` are the datasets in the order they first appear (one per sample size when a
     dataset ran at several, e.g. ``abalone [n_l=100, n_u=0]``, smallest size first);
     ``methods`` the solvers' display names in the order they first appear (the config's order,
-    :func:`ordauc.report.load.in_study_order`); ``dataset_of`` maps each problem to its dataset.
+    :func:`ordauc.results.frame.in_study_order`); ``dataset_of`` maps each problem to its dataset.
     """
 
     rows: pd.DataFrame
@@ -94,9 +89,9 @@ class Arranged:
 
 
 def _repetition_column(results: pd.DataFrame) -> str:
-    for column in ("repetition", "seed"):  # tables written before repetitions were named: seed
-        if column in results.columns:
-            return column
+    column = repetition_column(results.columns)
+    if column is not None:
+        return column
     raise UserError("the results table has no repetition column; statistics pair the runs of "
                     "two solvers on it (a seed, a partition or a fold)")
 
@@ -115,7 +110,7 @@ def _size_text(value: object) -> str:
 
 def arrange(results: pd.DataFrame) -> Arranged:
     """Check the columns the tables need and name each row's table cell (``results`` as
-    :func:`ordauc.report.load.load_results` returns it)."""
+    :func:`ordauc.results.frame.load_results` returns it)."""
     missing = [c for c in REQUIRED_COLUMNS if c not in results.columns]
     if missing:
         raise UserError(f"the results table lacks the column(s) {', '.join(missing)}; "

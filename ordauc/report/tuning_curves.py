@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ordauc.experiment.results import TUNING_NAME, read_table
 from ordauc.metrics import METRICS
 from ordauc.report.figure_families import PlotStudy, figure_family
 from ordauc.report.files import new_figure, save_figure
-from ordauc.report.load import Names, display_name, solver_names
+from ordauc.report.load import Names, display_name
 from ordauc.report.palette import Palette
+from ordauc.results.frame import solver_names
+from ordauc.results.read import read_table
+from ordauc.results.schema import TUNING_CSV
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -51,7 +53,7 @@ class TuningCurves:
 
 def read_scores(directory: str | Path) -> pd.DataFrame | None:
     """``tuning_scores.csv`` of a results folder as a frame, or None where there is none."""
-    path = Path(directory) / TUNING_NAME
+    path = Path(directory) / TUNING_CSV
     if not path.is_file():
         return None
     header, rows = read_table(path)

@@ -17,7 +17,7 @@ from ordauc.metrics import METRICS
 from ordauc.report import compare_render, stats, stats_render  # noqa: F401 (registers a section)
 from ordauc.report.document import Item, Part, Renderer, Report, ReportDocument
 from ordauc.report.files import write_texts
-from ordauc.report.load import OK, failure_counts, has_values, task_groups
+from ordauc.report.load import has_values, task_groups
 from ordauc.report.sections import ReportStudy, report_section, sections
 from ordauc.report.table_render import frame_csv, to_csv, to_latex, to_markdown
 from ordauc.report.tables import (
@@ -28,6 +28,8 @@ from ordauc.report.tables import (
     metric_of,
     metric_table,
 )
+from ordauc.results.frame import failure_counts
+from ordauc.results.schema import OK
 
 
 def table_texts(table: MetricTable, stem: str, decimals: int = DECIMALS) -> dict[str, str]:
