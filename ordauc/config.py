@@ -66,6 +66,7 @@ import yaml
 from ordauc.config_values import (
     budgets,
     choice,
+    dataset_label,
     fraction,
     integer,
     listed,
@@ -75,7 +76,6 @@ from ordauc.config_values import (
     timeout,
 )
 from ordauc.errors import UserError
-from ordauc.results.schema import dataset_label
 
 TOP_LEVEL_KEYS = ("seed", "datasets", "resampling", "evaluate", "preprocess", "tuning",
                   "curves", "timeout", "memory_limit", "solvers")

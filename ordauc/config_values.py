@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ordauc.errors import UserError
@@ -88,3 +89,22 @@ def memory_bytes(value: Any, key: str) -> int | None:
     if not math.isfinite(number) or number <= 0:
         raise UserError(f"{key} must be a positive size, got {value!r}")
     return int(number * _UNITS[unit])
+
+
+def dataset_label(name: str, params: Mapping[str, Any]) -> str:
+    """The ``dataset`` column: the registry name, with its parameters sorted when there are
+    any (``synthetic_binary[d=10,n=2000]``)."""
+    if not params:
+        return name
+    return f"{name}[{','.join(f'{k}={v}' for k, v in sorted(params.items()))}]"
+
+
+def parse_dataset_label(label: str) -> tuple[str, dict[str, Any]]:
+    """(name, parameters) of a label written by :func:`dataset_label`; a whole number reads
+    back as an int, any other value as its text (the label does not say more)."""
+    name, _, rest = label.partition("[")
+    params: dict[str, Any] = {}
+    for item in filter(None, rest.rstrip("]").split(",")):
+        key, _, value = item.partition("=")
+        params[key] = int(value) if value.lstrip("-").isdigit() else value
+    return name, params

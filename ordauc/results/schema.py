@@ -15,6 +15,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# The dataset column holds a config's dataset label: its one formatter and parser live with
+# the config's values, below both the config and this package (re-exported here).
+from ordauc.config_values import dataset_label as dataset_label
+from ordauc.config_values import parse_dataset_label as parse_dataset_label
+
 # -- file names ------------------------------------------------------------------------------
 RESULTS_CSV = "results.csv"  # one row per cell, appended as each one finishes
 RESULTS_PARQUET = "results.parquet"  # the same rows, typed, written at the end of a run
@@ -190,25 +195,6 @@ def parse_key(key: str) -> CellKey:
         raise ValueError(f"{key!r} is not a cell key (repetition {repetition!r})")
     return CellKey(head[:cut], head[cut + 1:], int(repetition), parse_budget(parts[-2][1:]),
                    parse_budget(parts[-1][1:]), by_metric)
-
-
-def dataset_label(name: str, params: Mapping[str, Any]) -> str:
-    """The ``dataset`` column: the registry name, with its parameters sorted when there are
-    any (``synthetic_binary[d=10,n=2000]``)."""
-    if not params:
-        return name
-    return f"{name}[{','.join(f'{k}={v}' for k, v in sorted(params.items()))}]"
-
-
-def parse_dataset_label(label: str) -> tuple[str, dict[str, Any]]:
-    """(name, parameters) of a label written by :func:`dataset_label`; a whole number reads
-    back as an int, any other value as its text (the label does not say more)."""
-    name, _, rest = label.partition("[")
-    params: dict[str, Any] = {}
-    for item in filter(None, rest.rstrip("]").split(",")):
-        key, _, value = item.partition("=")
-        params[key] = int(value) if value.lstrip("-").isdigit() else value
-    return name, params
 
 
 def thresholds_text(values: Iterable[float]) -> str:
