@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from dataclasses import replace
 
 from ordauc.claims import algebra, auc_dcd_curves, auc_dcd_protocol, auc_dcd_table  # noqa: F401
 from ordauc.claims import evidence as ev
@@ -31,6 +32,7 @@ from ordauc.claims.auc_dcd_common import (
     against_each,
     compared,
     cv_protocol,
+    hypotheses_text,
     judgment_lines,
     lean,
     mean_guard,
@@ -219,7 +221,24 @@ def dcd_2(study: Study) -> Outcome:
     why = no_paper_runs(study)
     if why:
         return undecidable(why)
-    found = ranking(paper_protocol(study))
+    outcome = _dcd_2_outcome(paper_protocol(study))
+    evidence = outcome.evidence
+    cv = cv_protocol(study)
+    if cv is not None and not cv.variant.missing():
+        other = ranking(cv)["top"]
+        evidence += (f". {cv.variant.name}: highest on "
+                     f"{sum(j.state == BEST and j.named for j in other)}")
+    evidence += hypotheses_text(study, lambda p: _short(_dcd_2_outcome(p)))
+    return replace(outcome, evidence=evidence)
+
+
+def _short(outcome: Outcome) -> tuple[str, str]:
+    return outcome.verdict, outcome.statistic
+
+
+def _dcd_2_outcome(proto: Protocol) -> Outcome:
+    """DCD-2 decided on one protocol table (the paper's variant, or a hypothesis's)."""
+    found = ranking(proto)
     first = algebra.settle(_at_least(BEST), found["top"], N_DATASETS, BEST, BELOW_MEAN)
     second = {o: algebra.settle(_at_least(algebra.BETTER), js, N_DATASETS, algebra.BETTER,
                                 algebra.WORSE) for o, js in found["better"].items()}
@@ -238,11 +257,6 @@ def dcd_2(study: Study) -> Outcome:
     judgments = [*found["top"], *(j for js in found["better"].values() for j in js)]
     evidence = "highest: " + judgment_lines(found["top"]) + ". " + ". ".join(
         judgment_lines(js) for js in found["better"].values())
-    cv = cv_protocol(study)
-    if cv is not None and not cv.variant.missing():
-        other = ranking(cv)["top"]
-        evidence += (f". {cv.variant.name}: highest on "
-                     f"{sum(j.state == BEST and j.named for j in other)}")
     values = {"highest": first.counts[BEST], "decided": first.decided,
               **{f"better_{o}": s.counts[algebra.BETTER] for o, s in second.items()}}
     return Outcome(verdict, statistic, evidence, values=values, judgments=tuple(judgments),
@@ -369,7 +383,18 @@ def dcd_4(study: Study) -> Outcome:
     why = no_paper_runs(study, (OAM, SDCD, MSGD))
     if why:
         return undecidable(why)
-    proto = paper_protocol(study)
+    outcome = _dcd_4_outcome(paper_protocol(study))
+    evidence = outcome.evidence
+    cv = cv_protocol(study)
+    if cv is not None and not cv.variant.missing((OAM, SDCD, MSGD)):
+        evidence += f". {cv.variant.name}: " + ", ".join(
+            f"{SHORT[m]} {sum(j.state == ABOVE for j in above_oam(cv, m))}" for m in (SDCD, MSGD))
+    evidence += hypotheses_text(study, lambda p: _short(_dcd_4_outcome(p)))
+    return replace(outcome, evidence=evidence)
+
+
+def _dcd_4_outcome(proto: Protocol) -> Outcome:
+    """DCD-4 decided on one protocol table (the paper's variant, or a hypothesis's)."""
     parts, counts, leans, judgments, states = [], {}, [], [], []
     for method in (SDCD, MSGD):
         mine = above_oam(proto, method)
@@ -392,10 +417,6 @@ def dcd_4(study: Study) -> Outcome:
                           ) + f" decided of the paper's {N_DATASETS}" + \
         algebra.lean_text(provisional)
     evidence = f"{'; '.join(states)} (the paper's Table 2: 5/10 each). {judgment_lines(judgments)}"
-    cv = cv_protocol(study)
-    if cv is not None and not cv.variant.missing((OAM, SDCD, MSGD)):
-        evidence += f". {cv.variant.name}: " + ", ".join(
-            f"{SHORT[m]} {sum(j.state == ABOVE for j in above_oam(cv, m))}" for m in (SDCD, MSGD))
     values = {f"above_{m}": h for m, (h, _) in counts.items()}
     values.update({f"decided_{m}": n for m, (_, n) in counts.items()})
     return Outcome(verdict, statistic, evidence, values=values, judgments=tuple(judgments),

@@ -125,3 +125,35 @@ def msgd(P: np.ndarray | tuple, N: np.ndarray | tuple, v: np.ndarray, lam: float
         a = dcd_step(0.0, zw, zz, lam * (t + 1))
         if a > 0.0:
             pair_axpy(a / lam, P, i, N, j, v)
+
+
+@njit(**LOOP_OPTIONS)
+def sdcd_given(P: np.ndarray | tuple, N: np.ndarray | tuple, w: np.ndarray, alpha: np.ndarray,
+               lk: float, pi: np.ndarray, pj: np.ndarray) -> None:
+    """Algorithm 1's steps 2-3 on the pairs given (``pi[b]``, ``pj[b]``), in order: the loop of
+    the pair orders that are not counter-based (:mod:`ordauc.solvers.pairwise.crand`)."""
+    n_neg = n_rows(N)
+    inv_lk = 1.0 / lk
+    for b in range(pi.size):
+        i, j = pi[b], pj[b]
+        zw, zz = pair_stats(P, i, N, j, w)
+        p = i * n_neg + j
+        a_old = alpha[p]
+        a_new = dcd_step(a_old, zw, zz, lk)
+        if a_new != a_old:
+            alpha[p] = a_new
+            pair_axpy((a_new - a_old) * inv_lk, P, i, N, j, w)
+
+
+@njit(**LOOP_OPTIONS)
+def msgd_given(P: np.ndarray | tuple, N: np.ndarray | tuple, v: np.ndarray, lam: float,
+               start: int, pi: np.ndarray, pj: np.ndarray) -> None:
+    """Algorithm 3 on the pairs given, as updates start, start + 1, ... (:func:`msgd`'s
+    arithmetic: w^t = v_t / t)."""
+    for b in range(pi.size):
+        t = start + b
+        zv, zz = pair_stats(P, pi[b], N, pj[b], v)
+        zw = zv / t if t > 0 else 0.0
+        a = dcd_step(0.0, zw, zz, lam * (t + 1))
+        if a > 0.0:
+            pair_axpy(a / lam, P, pi[b], N, pj[b], v)

@@ -28,8 +28,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ordauc.solvers._base import Checkpoint, SolverMeta
-from ordauc.solvers.pairwise._dcd_loops import msgd, sdcd, sdcdperm
+from ordauc.solvers._base import Checkpoint, SolverMeta, StrOptions
+from ordauc.solvers.pairwise._dcd_loops import (
+    msgd,
+    msgd_given,
+    sdcd,
+    sdcd_given,
+    sdcdperm,
+)
 from ordauc.solvers.pairwise._estimator import (
     PairData,
     PairIterate,
@@ -37,6 +43,13 @@ from ordauc.solvers.pairwise._estimator import (
     data_bytes,
     max_pairs,
     run_checkpointed,
+)
+from ordauc.solvers.pairwise.crand import (
+    PAIR_DRAWS,
+    PERMUTATION_OPTIONS,
+    CrandPairs,
+    crand_shuffle,
+    crand_state,
 )
 from ordauc.solvers.pairwise.order import PAIRS, PERMUTATIONS, key_of, perm_table_size
 
@@ -49,7 +62,22 @@ def _work_bytes(n_samples: int, n_features: int) -> int:
     return 8 * (4 * int(n_features) + 3 * int(n_samples)) + (1 << 20)
 
 
-class AUCSDCD(PairwiseEstimator):
+class _DrawnPairs(PairwiseEstimator):
+    """AUC-SDCD and AUC-MSGD: the constructor with the ``pair_draw`` option."""
+
+    _parameter_constraints = {**PairwiseEstimator._parameter_constraints,
+                              "pair_draw": [StrOptions(set(PAIR_DRAWS))]}
+
+    def __init__(self, lam: float = 1e-2, n_iter: int | None = None,
+                 random_state: int | None = None, pair_draw: str = "uniform") -> None:
+        super().__init__(lam=lam, n_iter=n_iter, random_state=random_state)
+        self.pair_draw = pair_draw
+
+    def _pairs(self, data: PairData, key: np.uint64) -> CrandPairs:
+        return CrandPairs(crand_state(key), PAIR_DRAWS[self.pair_draw], data.n_pos, data.n_neg)
+
+
+class AUCSDCD(_DrawnPairs):
     """AUC-SDCD: stochastic dual coordinate descent for AUC (Jiang et al. 2014, Algorithm 1).
 
     Update t draws a pair (i, j) uniformly from all k = n+ n- pairs, with replacement, and
@@ -66,6 +94,13 @@ class AUCSDCD(PairwiseEstimator):
     random_state : int or None, default=None
         Seed of the pair stream (:mod:`ordauc.solvers.pairwise.order`); the same seed gives
         :class:`AUCMSGD` the same pairs. None draws a fresh seed.
+    pair_draw : {"uniform", "crand_index", "crand_pair"}, default="uniform"
+        How the pair of each update is drawn. "uniform" is Algorithm 1 as written (every pair
+        equally likely); the other two emulate a C build whose ``rand()`` has 15 bits, one of
+        the hypotheses for the paper's Table 2 values (:mod:`ordauc.solvers.pairwise.crand`):
+        "crand_index" draws ``rand() % k`` (only the first 32,768 pairs reachable),
+        "crand_pair" draws i and j separately. Not the paper's algorithm: options for the
+        comparison, never a default.
 
     Attributes
     ----------
@@ -103,12 +138,17 @@ class AUCSDCD(PairwiseEstimator):
         w = np.zeros(data.n_features)
         alpha = np.zeros(k)
         pairs, lk = key_of(key, PAIRS), lam * k
+        drawn = None if self.pair_draw == "uniform" else self._pairs(data, key)
         t = 0
 
         def step(budget: int) -> int:
             nonlocal t
             stop = min(total, t + budget)
-            sdcd(data.pos, data.neg, w, alpha, lk, pairs, t, stop)
+            if drawn is None:
+                sdcd(data.pos, data.neg, w, alpha, lk, pairs, t, stop)
+            else:
+                for pi, pj in drawn.blocks(stop - t):
+                    sdcd_given(data.pos, data.neg, w, alpha, lk, pi, pj)
             got, t = stop - t, stop
             return got
 
@@ -145,6 +185,13 @@ class AUCSDCDPerm(PairwiseEstimator):
         The paper's T, the number of epochs (outer loop); None is one epoch (Table 2).
     random_state : int or None, default=None
         Seed of the per-epoch permutations; None draws a fresh seed.
+    permutation : {"feistel", "crand_shuffle"}, default="feistel"
+        How each epoch's random order of the pairs is made. "feistel" is a uniformly random
+        order (below); "crand_shuffle" is LIBLINEAR's shuffle with a 15-bit C ``rand()``
+        (:mod:`ordauc.solvers.pairwise.crand`), where a pair moves at most 32,767 places from
+        its row-major position: the check that the hypothesis which lowers AUC-SDCD and
+        AUC-MSGD would leave this method's values as published. It writes the k pair indices
+        out (8 k bytes, and 8 k more for the duals). Not a default.
 
     Attributes
     ----------
@@ -169,6 +216,14 @@ class AUCSDCDPerm(PairwiseEstimator):
     meta = SolverMeta(display="AUC-SDCDperm", tasks=("binary",),
                       uses_unlabeled=False, iterative=True, proposed=True)
 
+    _parameter_constraints = {**PairwiseEstimator._parameter_constraints,
+                              "permutation": [StrOptions(set(PERMUTATION_OPTIONS))]}
+
+    def __init__(self, lam: float = 1e-2, n_iter: int | None = None,
+                 random_state: int | None = None, permutation: str = "feistel") -> None:
+        super().__init__(lam=lam, n_iter=n_iter, random_state=random_state)
+        self.permutation = permutation
+
     def _epochs(self) -> int:
         return 1 if self.n_iter is None else int(self.n_iter)
 
@@ -183,8 +238,12 @@ class AUCSDCDPerm(PairwiseEstimator):
         lam, k = float(self.lam), data.n_pairs
         total = self._epochs() * k
         w = np.zeros(data.n_features)
-        alpha = np.zeros(k if self._epochs() > 1 else 0)
-        run = sdcdperm_loop(data, w, alpha, lam * k, key_of(key, PERMUTATIONS))
+        if self.permutation == "feistel":
+            alpha = np.zeros(k if self._epochs() > 1 else 0)
+            run = sdcdperm_loop(data, w, alpha, lam * k, key_of(key, PERMUTATIONS))
+        else:
+            alpha = np.zeros(k)
+            run = crand_shuffle_loop(data, w, alpha, lam * k, crand_state(key))
         t = 0
 
         def step(budget: int) -> int:
@@ -213,7 +272,7 @@ def sdcdperm_loop(data: PairData, w: np.ndarray, alpha: np.ndarray, lk: float,
     return run
 
 
-class AUCMSGD(PairwiseEstimator):
+class AUCMSGD(_DrawnPairs):
     """AUC-MSGD: modified SGD on the AUC dual, no dual storage (Jiang et al. 2014, Algorithm 3).
 
     After Shalev-Shwartz and Zhang's Modified-SGD (the paper's reference [15]).
@@ -229,6 +288,13 @@ class AUCMSGD(PairwiseEstimator):
         The paper's T, the number of pair updates; None is T = n+ n- (Table 2).
     random_state : int or None, default=None
         Seed of the pair stream, the one :class:`AUCSDCD` reads; None draws a fresh seed.
+    pair_draw : {"uniform", "crand_index", "crand_pair"}, default="uniform"
+        How the pair of each update is drawn. "uniform" is Algorithm 1 as written (every pair
+        equally likely); the other two emulate a C build whose ``rand()`` has 15 bits, one of
+        the hypotheses for the paper's Table 2 values (:mod:`ordauc.solvers.pairwise.crand`):
+        "crand_index" draws ``rand() % k`` (only the first 32,768 pairs reachable),
+        "crand_pair" draws i and j separately. Not the paper's algorithm: options for the
+        comparison, never a default.
 
     Attributes
     ----------
@@ -263,15 +329,43 @@ class AUCMSGD(PairwiseEstimator):
         total = data.n_pairs if self.n_iter is None else int(self.n_iter)
         v = np.zeros(data.n_features)
         pairs = key_of(key, PAIRS)
+        drawn = None if self.pair_draw == "uniform" else self._pairs(data, key)
         t = 0
 
         def step(budget: int) -> int:
             nonlocal t
             stop = min(total, t + budget)
-            msgd(data.pos, data.neg, v, lam, pairs, t, stop)
+            if drawn is None:
+                msgd(data.pos, data.neg, v, lam, pairs, t, stop)
+            else:
+                at = t
+                for pi, pj in drawn.blocks(stop - t):
+                    msgd_given(data.pos, data.neg, v, lam, at, pi, pj)
+                    at += pi.size
             got, t = stop - t, stop
             return got
 
         done = run_checkpointed(step, checkpoint,
                                 lambda: PairIterate(v, lam, data, scale=1.0 / max(t, 1)))
         return v * (1.0 / max(done, 1)), done, done  # the iterate's w exactly
+
+
+def crand_shuffle_loop(data: PairData, w: np.ndarray, alpha: np.ndarray, lk: float,
+                       state: np.ndarray) -> Callable[[int, int], None]:
+    """``run(start, stop)``: SDCDperm's updates start..stop-1 in the orders of LIBLINEAR's
+    shuffle with a 15-bit ``rand()`` (a fresh shuffle each epoch, the generator running on)."""
+    k, n_neg = data.n_pairs, data.n_neg
+    order = {"epoch": -1, "index": np.empty(0, dtype=np.int64)}
+
+    def run(start: int, stop: int) -> None:
+        t = start
+        while t < stop:
+            e, s = divmod(t, k)
+            if order["epoch"] != e:
+                order["epoch"], order["index"] = e, crand_shuffle(state, k)
+            m = min(stop - t, k - s)
+            p = order["index"][s:s + m]
+            sdcd_given(data.pos, data.neg, w, alpha, lk, p // n_neg, p % n_neg)
+            t += m
+    return run
+
