@@ -101,7 +101,7 @@ FIGURE_FAMILIES: dict[str, FigureFamily] = {}
 def study_stem(directory: Path) -> str:
     """The file stem of the config the results folder ``directory`` ran (its name where the
     folder keeps no record of it)."""
-    from ordauc.experiment.study import read_study_record
+    from ordauc.results.record import read_study_record
 
     record = read_study_record(directory)
     return record.stem if record else Path(directory).name
