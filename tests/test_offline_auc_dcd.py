@@ -68,7 +68,8 @@ def test_every_cell_of_the_twin_finishes(study: Path) -> None:
     assert set(results["dataset"]) == set(DATASETS) and set(results["solver"]) == set(labels)
     assert results["auc"].between(0.5, 1.0).all()
     tuning = results.groupby("solver")["tuning"].agg(set)
-    assert all(tuning[label] == ({"test"} if label.endswith("_paper") else {"cv"})
+    # the paper's protocol and the pair-draw hypotheses' rows on the test folds, `_cv` by CV
+    assert all(tuning[label] == ({"cv"} if label.endswith("_cv") else {"test"})
                for label in labels)
     # k-fold over the training file only: n_labeled + n_test is the training file's size
     sizes = results.assign(n=results["n_labeled"] + results["n_test"]).groupby("dataset")["n"]
@@ -169,8 +170,10 @@ def test_plot_draws_figure_1_test_auc_against_lambda(study: Path, cli) -> None:
     for curves in tuning_curves(scores, results):
         assert curves.param == "lam" and sorted(curves.tunings) == ["cv", "test"]
         lines = curves.lines
+        # the paper's methods in both protocols, and the pair-draw hypotheses' rows
         assert sorted(lines["solver"].unique()) == sorted(
-            f"{m}_{v}" for m in METHODS for v in ("paper", "cv"))
+            [f"{m}_{v}" for m in METHODS for v in ("paper", "cv")]
+            + [s.label for s in load_config(CONFIG).solvers if "_crand_" in s.label])
         assert lines.groupby("solver")["value"].nunique().eq(len(lams)).all()
         assert (lines["n"] == 5).all()
         here = paper[(paper["dataset"] == curves.dataset)
