@@ -4,14 +4,14 @@ core-hours, the README's figures."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from claims_tables import runs, study
+from conftest import REPO
 
 from ordauc.claims import check_claims
 from ordauc.claims.costs import CORE_HOURS, _hours, cost_text, with_costs
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = REPO / "README.md"
 
 
 def _readme_table() -> dict[str, tuple[float, float]]:

@@ -4,11 +4,10 @@ NP-P1 ... NP-P5)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from claims_tables import runs, study
+from conftest import REPO
 
 from ordauc.claims import CLAIMS
 from ordauc.claims.npsvor_common import (
@@ -21,7 +20,6 @@ from ordauc.claims.npsvor_common import (
 from ordauc.claims.registry import CONFIRMED, NOT_CONFIRMED, NOTE, PARTIAL, UNDECIDABLE
 from ordauc.config import load_config
 
-ROOT = Path(__file__).resolve().parents[1]
 REPS = 30
 BASE = 0.3 + 0.004 * np.arange(REPS)  # a split effect every method shares
 WIGGLE = np.where(np.arange(REPS) % 2, 0.2, -0.2)  # large, sign-alternating: never significant
@@ -381,8 +379,8 @@ def protocol(survey: int = 17, chu: int = 6, survey_splits: int = 30, share: flo
     return groups
 
 
-PAPER = load_config(ROOT / "configs" / "npsvor.yaml")
-TWIN = load_config(ROOT / "configs" / "offline" / "npsvor.yaml")
+PAPER = load_config(REPO / "configs" / "npsvor.yaml")
+TWIN = load_config(REPO / "configs" / "offline" / "npsvor.yaml")
 
 
 @pytest.fixture(scope="module")

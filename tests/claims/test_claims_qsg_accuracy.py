@@ -2,7 +2,7 @@
 (QS3-1, QS3-2, QS3-4, QS3-12; QSG-5, QSG-6): each claim driven to every verdict it can reach,
 and one table per guard of the verdict algebra (too few of the paper's 10 repetitions, a
 dataset that is not the paper's, a memory skip under the papers' 80 GB, a practical tie).
-The unlabeled-value checks are in tests/test_claims_qsg_unlabeled.py."""
+The unlabeled-value checks are in tests/claims/test_claims_qsg_unlabeled.py."""
 
 from __future__ import annotations
 

@@ -386,6 +386,6 @@ def test_qs3_12(thresholds, verdict):
     outcome = qs3_12(target)
     assert outcome.verdict == verdict, outcome
     if thresholds is None:
-        assert "tests/test_thresholds.py" in outcome.evidence
+        assert "tests/solvers/test_thresholds.py" in outcome.evidence
     else:
         assert outcome.values["runs"] == 3

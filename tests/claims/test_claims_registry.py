@@ -4,16 +4,15 @@ a study's page lists its paper's claims, other studies' claims naming their conf
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from claims_tables import runs, study
+from conftest import REPO
 
 from ordauc.claims import CLAIMS, PAPERS, check_claims
 from ordauc.claims.catalogue import with_catalogue
 from ordauc.claims.registry import NOT_RECORDED, PROTOCOL_STATES, UNDECIDABLE, VERDICTS
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "claims.md"
+DOCS = REPO / "docs" / "claims.md"
 # The papers' claims: result claims, theory with a trace in the data, protocol statements, and
 # the two checks of the unlabeled rows' value.
 EXPECTED = {

@@ -4,28 +4,14 @@ tabulated critical values."""
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pytest
 from scipy import stats as ss
+from stats_reference import brute_force_p
 
 from ordauc import stats
-
-
-def brute_force_p(d: np.ndarray, alternative: str = "two-sided") -> float:
-    """The signed-rank p by listing all 2^n sign flips of the average ranks (zeros dropped)."""
-    d = np.asarray(d, dtype=np.float64)
-    d = d[d != 0]
-    ranks = ss.rankdata(np.abs(d))
-    observed = ranks[d > 0].sum()
-    sums = np.array([ranks[np.array(signs, dtype=bool)].sum()
-                     for signs in itertools.product([0, 1], repeat=d.size)])
-    upper = np.mean(sums >= observed - 1e-9)
-    lower = np.mean(sums <= observed + 1e-9)
-    return {"greater": upper, "less": lower,
-            "two-sided": min(1.0, 2 * min(upper, lower))}[alternative]
 
 
 def test_four_or_five_equal_differences_give_the_exact_minimum():

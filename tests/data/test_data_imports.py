@@ -2,7 +2,7 @@
 
 The graph is read from the source with ``ast``: every import counts, also one inside a function
 (a deferred import hides a circle from Python at load time, not from a reader). Run this file
-as a script to print the graph: ``python tests/test_data_imports.py``.
+as a script to print the graph: ``python tests/data/test_data_imports.py``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = "ordauc.data"
-FOLDER = Path(__file__).resolve().parents[1] / "ordauc" / "data"
+# Not conftest's REPO: this file also runs as a script, without tests/ on the path.
+FOLDER = Path(__file__).resolve().parents[2] / "ordauc" / "data"
 
 
 def _imported(tree: ast.AST) -> set[str]:

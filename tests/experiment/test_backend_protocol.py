@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from ordauc.experiment import runner
 from ordauc.experiment.backends import BACKENDS, Backend, LocalBackend, make_backend
 from ordauc.experiment.cluster import DaskBackend, SchedulerAddress
 from ordauc.experiment.isolate import ParentGuard
 
-EXPERIMENT = Path(__file__).resolve().parents[1] / "ordauc" / "experiment"
+EXPERIMENT = REPO / "ordauc" / "experiment"
 MEMBERS = ("name", "check", "memory_share", "data_handle", "guard", "map")
 # 1,500 training rows: SAMULT needs about 36 MB (as in test_seams_memory).
 LARGER = {"datasets": [{"name": "synthetic_binary", "n": 2000, "d": 5}],

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 
 pytest.importorskip("distributed", reason="the dask backend needs dask.distributed "
                     "(pip install 'ordauc[cluster]')")
@@ -31,8 +32,7 @@ from ordauc.experiment.cell import DatasetRef  # noqa: E402
 from ordauc.experiment.dispatch import Scattered  # noqa: E402
 from ordauc.experiment.watch import seconds_from_env  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-QUICKSTART = ROOT / "configs" / "quickstart.yaml"
+QUICKSTART = REPO / "configs" / "quickstart.yaml"
 TIMING = {"fit_time_s", "predict_time_s", "cv_time_s", "wall_time_s", "peak_rss_mb",
           "started_at"}
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import TESTS_DIR
 
 # Not imported here: on its first import dask-jobqueue writes a template into dask's config
 # folder, which the fixture below points away from ~/.config/dask first.
@@ -223,12 +224,11 @@ def test_a_job_that_ends_is_submitted_again(batch_system: Path, dask_folder: Pat
                            "resampling": {"repeats": 16, "n_labeled": [30], "n_unlabeled": [20]},
                            "solvers": {"slow_ranker": {"params": {"delay": 0.7}}}})
     out, log = tmp_path / "out", tmp_path / "stderr.txt"
-    tests = Path(__file__).resolve().parent
     # ordauc with the test solvers and the cluster backends on its command line
     script = ("import sys; import runner_solvers; from ordauc.experiment import backends, "
               "cluster; backends.BACKENDS = ('loky', *cluster.CLUSTER_BACKENDS); "
               "runner_solvers.register(); from ordauc.cli import main; main(sys.argv[1:])")
-    env = {**os.environ, "DASK_CONFIG": str(dask_folder), "PYTHONPATH": str(tests),
+    env = {**os.environ, "DASK_CONFIG": str(dask_folder), "PYTHONPATH": str(TESTS_DIR),
            "DASK_DISTRIBUTED__DEPLOY__LOST_WORKER_TIMEOUT": "1s"}
     with log.open("w") as stream:
         run = subprocess.Popen([sys.executable, "-c", script, "run", str(config), "--out",

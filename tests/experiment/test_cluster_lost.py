@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import TESTS_DIR
 
 pytest.importorskip("distributed", reason="the dask backend needs dask.distributed "
                     "(pip install 'ordauc[cluster]')")
@@ -24,7 +25,6 @@ from runner_solvers import MeanRanker  # noqa: E402
 
 from ordauc.claims.evidence import MEMORY_ERROR  # noqa: E402
 
-TESTS = Path(__file__).resolve().parent
 SLOW = {"datasets": ["breast_cancer"],
         "resampling": {"repeats": 8, "n_labeled": [30], "n_unlabeled": [20]},
         "solvers": {"slow_ranker": {"params": {"delay": 1.0}}}}
@@ -55,7 +55,7 @@ def run_with_test_solvers(config: Path, out: Path, address: str, log: Path,
     background, its stderr in ``log``; killed if still running at the end."""
     env = {**os.environ, "ORDAUC_WORKER_LOST_WAIT": str(wait)}
     with log.open("w") as stream:
-        run = subprocess.Popen([sys.executable, str(TESTS / "runner_solvers.py"), "run",
+        run = subprocess.Popen([sys.executable, str(TESTS_DIR / "runner_solvers.py"), "run",
                                 str(config), "--out", str(out), "--backend", "dask",
                                 "--scheduler", address], stdout=stream, stderr=stream,
                                cwd=out.parent, env=env)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
 from ordauc.config import parse_config
 from ordauc.errors import UserError
@@ -18,7 +19,7 @@ from ordauc.experiment.evaluate import CurveRecorder, on_log_grid
 from ordauc.solvers.dsg.qsg import QS3ORAO, QSGS2AUC
 from ordauc.solvers.kernel.samult import SAMULT
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = REPO / "configs"
 Cli = Callable[..., tuple[int, str, str]]
 BASE = {"datasets": ["breast_cancer"], "resampling": {"n_labeled": [50]},
         "solvers": {"qsg_s2auc": {}}}

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
 GRID = {"lam": [0.25, 1.0], "sigma": [0.5, 2.0], "gamma": [0.2, 0.8]}
 STUDY = {
@@ -59,7 +60,7 @@ def test_shared_passes_agree_on_the_offline_twins(write_config, cli, tmp_path: P
 
     tables, n_solvers = {}, {}
     for name in ("qsg_s2auc", "qs3orao"):
-        twin = yaml.safe_load((Path(__file__).resolve().parents[1] / "configs" / "offline"
+        twin = yaml.safe_load((REPO / "configs" / "offline"
                                / f"{name}.yaml").read_text(encoding="utf-8"))
         n_solvers[name] = len(twin["solvers"])
         twin["datasets"] = twin["datasets"][:1]

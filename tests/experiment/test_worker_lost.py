@@ -147,7 +147,7 @@ def test_another_failure_propagates_and_kills_the_busy_workers() -> None:
 
 ORPHANS = f"""
 import sys, time
-sys.path.insert(0, {str(TESTS_DIR)!r})
+sys.path[:0] = [{str(TESTS_DIR / "experiment")!r}, {str(TESTS_DIR)!r}]
 from ordauc.experiment.backends import LocalBackend
 from test_worker_lost import nap
 results = LocalBackend(2).map(nap, [0, 0, 60])

@@ -9,9 +9,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "benchmarks"
+BENCH = REPO / "benchmarks"
 
 
 @pytest.fixture
@@ -101,8 +101,8 @@ def test_provenance_names_the_commit_and_the_machine(report) -> None:
 
 
 def test_makefile_readme_and_report_give_one_duration_for_make_bench(report) -> None:
-    makefile = (ROOT / "Makefile").read_text()
-    readme = (ROOT / "README.md").read_text()
+    makefile = (REPO / "Makefile").read_text()
+    readme = (REPO / "README.md").read_text()
     bench = [line for line in makefile.splitlines() if line.startswith("bench:")]
     assert bench and report.MAKE_BENCH_TIME in bench[0]
     mentions = [line for line in readme.splitlines() if "make bench " in line]

@@ -15,6 +15,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 from fixtures_data.helpers import mirror_builder, run_cli, shared_or_skip
 
 from ordauc.config import load_config
@@ -24,7 +25,6 @@ from ordauc.data.download import COPY, FIRST, obtain
 from ordauc.data.spec import STAND_INS, Source
 from ordauc.errors import UserError
 
-REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO / "data" / "offline-mirror"
 MANIFEST = MIRROR / "MANIFEST.csv"
 FIELDS = ["file", "sha256", "bytes", "kind", "datasets", "original_url", "built_from",

@@ -5,7 +5,7 @@ fetch that gets them, decides none of the claims that need them, and the pipelin
 
 No network is simulated by an unreachable proxy (requests honours HTTP(S)_PROXY), with an empty
 data cache; the rest of the twins read built-in sets or the mirror folder, which
-``tests/test_offline_mirror.py`` covers.
+``tests/repo/test_offline_mirror.py`` covers.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 DEAD = "http://127.0.0.1:9"  # the discard port: nothing listens, a connection fails at once
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 
 from ordauc.report.figdata import size_axis
 from ordauc.report.load import load_results
@@ -17,7 +18,7 @@ from ordauc.report.size_boxes import size_boxes, wanted
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = REPO / "configs"
 TWIN = CONFIGS / "offline" / "npsvor_movielens.yaml"
 
 

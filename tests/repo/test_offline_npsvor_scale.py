@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 
 from ordauc.report.figdata import time_curves
 from ordauc.report.load import load_results
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = REPO / "configs"
 TWIN = CONFIGS / "offline" / "npsvor_scale.yaml"
 
 

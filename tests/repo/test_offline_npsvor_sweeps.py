@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 
 from ordauc.config import parse_config
 from ordauc.errors import UserError
@@ -18,7 +19,7 @@ from ordauc.report.sweeps import study_sweeps, sweep_data
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = REPO / "configs"
 
 
 def _study(entry: dict) -> dict:

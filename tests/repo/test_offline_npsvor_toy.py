@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 
 from ordauc import data
 from ordauc.report.load import load_results
@@ -17,7 +18,7 @@ from ordauc.report.regions import regions_data
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = REPO / "configs"
 
 
 def test_the_toy_is_the_papers_three_gaussian_ranks() -> None:

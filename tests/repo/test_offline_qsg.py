@@ -11,12 +11,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import REPO
 
 from ordauc.report.figdata import auc_panel, time_curves
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = REPO / "configs"
 Cli = Callable[..., tuple[int, str, str]]
 
 

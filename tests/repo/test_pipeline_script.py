@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 STUDIES = ("alpha", "beta", "gamma")
 
 # Logs "<command> <first argument>" and exits with the code STUB_FAIL gives the pair

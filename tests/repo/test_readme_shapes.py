@@ -8,12 +8,12 @@ example and counting the dimensions of ``scores`` against those of the comment's
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = REPO / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
 STATED = re.compile(r"^(\w+) = .*\.decision_function\(.*#\s*(\([^)]*\))", re.M)
 SHAPED = [(code, name, shape) for code in BLOCKS for name, shape in STATED.findall(code)]

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pytest
+from conftest import REPO
 from fixtures_data.helpers import run_cli
 
-REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 MAKEFILE = REPO / "Makefile"
 

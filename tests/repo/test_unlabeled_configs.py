@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import REPO
 from fixtures_data.helpers import fetch_ok, serve, shared_or_skip
 
 from ordauc import data
 from ordauc.config import load_config
 from ordauc.experiment.plan import make_plan
 
-REPO = Path(__file__).resolve().parents[1]
 BINARY = REPO / "configs" / "unlabeled_binary.yaml"
 ORDINAL = REPO / "configs" / "unlabeled_ordinal.yaml"
 Cli = Callable[..., tuple[int, str, str]]

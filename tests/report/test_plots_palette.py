@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
 from ordauc.experiment.results import CURVE_COLUMNS, TUNING_COLUMNS
 from ordauc.report.load import base_solver_of, display_name, solver_names
@@ -305,7 +306,7 @@ def _configs() -> dict[str, dict[str, str]]:
     """Each shipped config's solver labels and the registry solver each runs."""
     from ordauc.config import load_config
 
-    root = Path(__file__).resolve().parents[1] / "configs"
+    root = REPO / "configs"
     out = {}
     for path in sorted(root.glob("*.yaml")):
         config = load_config(path)

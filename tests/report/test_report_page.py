@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import REPO
 
 pytestmark = pytest.mark.slow  # end to end: `make test-all` and CI run it
 
@@ -154,7 +155,7 @@ def test_the_pages_render_in_a_headless_browser(studies: Path) -> None:
             browser.close()
 
 
-REPRODUCED = Path(__file__).resolve().parents[1] / "results" / "offline"
+REPRODUCED = REPO / "results" / "offline"
 
 
 def test_the_reproduced_twins_pages_render_and_list_every_claim() -> None:

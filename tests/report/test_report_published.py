@@ -10,13 +10,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
 from ordauc.report.compare import compare_published
 from ordauc.report.compare_render import to_csv, to_latex, to_markdown
 from ordauc.report.published import AUC_DCD_TABLE2, TABLES, published_values
 from ordauc.report.write import write_report
 
-PAPER = Path(__file__).resolve().parents[2] / "shared" / "papers" / "004_fb72647950010b93.txt"
+PAPER = REPO.parent / "shared" / "papers" / "004_fb72647950010b93.txt"
 METHODS = ("oam_inf", "auc_sdcd", "auc_sdcdperm", "auc_msgd")
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as ss
-from test_stats import brute_force_p
+from stats_reference import brute_force_p
 
 from ordauc.errors import UserError
 from ordauc.metrics import METRICS

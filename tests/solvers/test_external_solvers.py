@@ -11,13 +11,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import REPO
 
 
 def readme_example() -> str:
     """The Python block of the README's "Adding a solver" section: the documented example."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "README.md").read_text(encoding="utf-8")
     section = text[text.index("### Adding a solver"):]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 

@@ -146,7 +146,7 @@ def test_folds_with_their_own_unlabeled_rows_work_alone_and_equal(monkeypatch):
 
 def test_a_small_budget_splits_the_lockstep_into_passes_with_the_same_models(monkeypatch):
     """Passes of other sizes: the same models up to the engine's float32 rounding (2e-6 of
-    max |f|, tests/test_qsg_track.py), as for any split of a group."""
+    max |f|, tests/solvers/test_qsg_track.py), as for any split of a group."""
     X, y = _semi("synthetic_ordinal", 400, 100)
     folds = _folds(y)
     est = QS3ORAO(**SMALL)

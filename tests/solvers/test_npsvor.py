@@ -273,7 +273,7 @@ def test_pyrimidines_beats_the_majority_predictor() -> None:
     assert np.mean(np.array(maes) < np.array(baselines)) >= 0.95
 
 
-# scikit-learn's estimator checks: tests/test_estimator_checks.py (every registered solver).
+# scikit-learn's estimator checks: tests/solvers/test_estimator_checks.py (every registered solver).
 
 
 def test_the_admm_residuals_are_logged_and_curves_read_them():

@@ -8,11 +8,11 @@ test accuracy at the stated C and k, accepted within 0.001 (one toy test row is 
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import REPO
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 from sklearn.svm import SVR as SkSVR
@@ -25,7 +25,7 @@ from ordauc.solvers.ordinal.opbe import OPBE, group_probabilities
 from ordauc.solvers.ordinal.svor import REDSVM, SVOREX, SVORIM
 
 ALL = [SVC1V1, SVC1VA, SVR, CSSVC, SVMOP, SVOREX, SVORIM, REDSVM, OPBE]
-ORCA_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "orca" / "exampledata"
+ORCA_DATA = REPO.parent / "shared" / "data" / "orca" / "exampledata"
 needs_orca_data = pytest.mark.skipif(not ORCA_DATA.is_dir(),
                                      reason=f"ORCA's example data is not at {ORCA_DATA}")
 SHIFT = 6  # the caller's labels are 7..11, ordauc's internal ones 1..5
@@ -265,7 +265,7 @@ def test_beats_the_majority_class_on_tae(cls) -> None:
 # 6. scikit-learn's estimator checks, and the rest of the contract.
 
 # scikit-learn's estimator checks run over every registered solver in
-# tests/test_estimator_checks.py; SVMOP and OPBE declare the two they knowingly fail.
+# tests/solvers/test_estimator_checks.py; SVMOP and OPBE declare the two they knowingly fail.
 
 
 @pytest.mark.parametrize("cls", ALL)

@@ -375,4 +375,4 @@ def test_metadata_and_every_parameter_is_constrained(cls) -> None:
         cls(random_state=True).fit(*_dense_problem())
 
 
-# scikit-learn's estimator checks: tests/test_estimator_checks.py (every registered solver).
+# scikit-learn's estimator checks: tests/solvers/test_estimator_checks.py (every registered solver).

@@ -264,7 +264,7 @@ def test_memory_estimate_counts_the_basis_matrix():
 # ---------------------------------------------------------------- 6. scikit-learn
 
 
-# scikit-learn's estimator checks: tests/test_estimator_checks.py (every registered solver).
+# scikit-learn's estimator checks: tests/solvers/test_estimator_checks.py (every registered solver).
 
 
 def test_score_is_minus_the_selection_risk_and_tunes_in_the_runner(write_config, cli, tmp_path):

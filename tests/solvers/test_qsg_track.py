@@ -5,8 +5,8 @@ Tolerance: the pass keeps f on the tracked rows current as it keeps f on the lab
 float64 sums of each block's float32 cos/sin features; ``decision_function`` evaluates in
 amplitude-phase form, float32 sums over chunks of up to 128 blocks. Measured on these problems:
 at most 6.2e-7 of max |f| (median 3.4e-7), the thresholds within 6e-8; the tolerance is the
-engine's for its other running scores (``unlabeled_scores_``, tests/test_qsg.py), 2e-6 of max
-|f|. Another model of the same pass is off by 1e-2 to 1 of max |f|. The gap grows with the size
+engine's for its other running scores (``unlabeled_scores_``, tests/solvers/test_qsg.py), 2e-6 of
+max |f|. Another model of the same pass is off by 1e-2 to 1 of max |f|. The gap grows with the size
 of the arguments W x, whose float32 rounding both evaluations share (benchmarks/bench_qsg_cv.py,
 the paper's shapes: 3.8e-7 at d = 18, 2.4e-6 at d = 128, up to 7.4e-6 at d = 1,000); against f
 computed in float64 throughout, the tracked values are as close as decision_function's
@@ -103,7 +103,7 @@ def test_tracked_decision_is_decision_function_on_the_tracked_rows(cls, name, fe
 def test_grid_models_with_pass_thresholds_equal_lone_fits():
     # The thresholds of a pass of several come from the pass's f on the labeled rows; they
     # still equal the lone fit's (computed from decision_function) to the grid tolerance, and
-    # place the rows alike (tests/test_grid_qsg.py: 5e-6 of max |f|).
+    # place the rows alike (tests/solvers/test_grid_qsg.py: 5e-6 of max |f|).
     X, y, track = _fold("synthetic_ordinal", 600, 160)
     base = QS3ORAO(**SMALL)
     for point, model in zip(POINTS, _pass(base, X, y, track), strict=True):
