@@ -62,6 +62,7 @@ def cluster(tmp_path: Path):
                 proc.kill()
 
 
+@pytest.mark.slow  # a real scheduler and worker process end to end: `make test-all`
 def test_cells_run_on_dask_workers_like_on_loky(cluster: str, write_config, cli,
                                                 tmp_path: Path) -> None:
     config = write_config(STUDY)

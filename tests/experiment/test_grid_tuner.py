@@ -35,6 +35,9 @@ def _run(shared: bool, write_config, cli, out: Path) -> pd.DataFrame:
     return pd.read_csv(out / "results.csv").set_index("key").sort_index()
 
 
+# End to end (two `ordauc run` over six real solvers and their grids): `make test-all` runs it;
+# the fast tests compare shared passes with lone fits in tests/solvers/test_grid_*.py.
+@pytest.mark.slow
 def test_shared_passes_choose_the_points_one_fit_per_point_chooses(write_config, cli,
                                                                    tmp_path: Path) -> None:
     shared = _run(True, write_config, cli, tmp_path / "shared")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from ordauc.report.load import load_results
 
@@ -22,6 +23,7 @@ STUDY = {
                 "qs3orao": {"params": {"n_iter": 60, "batch_size": 16}}}}
 
 
+@pytest.mark.slow  # end to end with the real solvers: `make test-all` and CI run it
 def test_real_solvers_fill_the_table_the_same_way_with_one_or_two_workers(
         write_config, cli, tmp_path: Path) -> None:
     config = write_config(STUDY, name="tiny.yaml")

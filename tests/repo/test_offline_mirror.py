@@ -279,6 +279,7 @@ def test_other_bytes_are_not_taken_for_a_stand_in(tmp_path: Path) -> None:
         obtain(source, cache, [str(mirror)], progress=False)
 
 
+@pytest.mark.slow  # rebuilds the whole mirror from the development data: `make test-all`
 def test_the_folder_is_what_its_builder_makes_from_the_development_data(tmp_path: Path) -> None:
     """Rebuilt from ../shared/data by scripts/build_offline_mirror.py, every file and the
     manifest come out byte for byte as shipped (skipped where that folder is absent)."""
