@@ -14,8 +14,12 @@ $(BIN)/ordauc: pyproject.toml
 
 install: $(BIN)/ordauc  ## create .venv and install ordauc with its test tools
 
+# The fast tests in TEST_WORKERS processes (pytest-xdist); each test module runs whole in one
+# of them (--dist loadfile), so a module's shared fixtures are built once.
+TEST_WORKERS ?= 2
+
 test: install  ## the fast tests (offline, a few minutes): everything but the `slow` ones
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q -m "not slow" -n $(TEST_WORKERS) --dist loadfile
 
 test-all: install  ## every test, the offline twins end to end included (CI runs this)
 	$(BIN)/pytest -q

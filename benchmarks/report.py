@@ -32,7 +32,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "benchmarks" / "RESULTS.md"
 
 # How long `make bench` takes on the 2-core development machine, as the Makefile and the README
-# say it (tests/test_bench_report.py checks that the three agree). From the recorded runs: QSG
+# say it (tests/repo/test_bench_report.py checks that the three agree). From the recorded runs: QSG
 # engine ~11 min (its stamps run 21:02 to 21:12, after ~40 s of (a)), pairwise ~1 min, grid
 # ~7 min (410 s recorded), crossover ~10 min (611 s of fits), preparation ~5 min (149 s to
 # generate, 99 s to prepare, 42 s to decompress), NPSVOR scale ~5 min at its default

@@ -11,6 +11,9 @@ import pytest
 import yaml
 
 TESTS_DIR = Path(__file__).resolve().parent
+# The repository's root: tests find its README, configs and folders from here, whatever
+# folder of tests/ they sit in.
+REPO = TESTS_DIR.parent
 # The solver registry imports "runner_solvers:Class"; joblib's loky workers inherit sys.path.
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
@@ -22,7 +25,7 @@ import runner_solvers  # noqa: E402
 def _calibration_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Dry runs keep their solver calibrations in the session's own cache, not the user's, and
     print no cost estimate (its calibration fits solvers in-process, which tests counting fits
-    would see): tests/test_estimate.py turns it on where it is the subject."""
+    would see): tests/experiment/test_estimate.py turns it on where it is the subject."""
     import os
 
     before = {k: os.environ.get(k) for k in ("ORDAUC_CACHE", "ORDAUC_ESTIMATE")}

@@ -37,7 +37,7 @@ QS3_CONFIG = "configs/qs3orao.yaml"
             "b_(k-1)): CONFIRMED if strictly increasing in every ok run, NOT CONFIRMED if "
             "not in one, UNDECIDABLE where they are not recorded or unreadable (a finite MZE "
             "is no evidence: labels exist whatever the order); the unit tests "
-            "tests/test_thresholds.py check the order on fitted models too")
+            "tests/solvers/test_thresholds.py check the order on fitted models too")
 def qs3_12(study: Study) -> Outcome:
     """QS3ORAO (AAAI 2020), Lemma 1: the threshold problem's solution is unique and strictly
     increasing. Decided only from recorded thresholds; UNDECIDABLE otherwise, naming the test
@@ -50,7 +50,7 @@ def qs3_12(study: Study) -> Outcome:
     if COLUMN not in rows.columns:
         return undecidable(
             "the thresholds are checked on fitted models by the unit tests "
-            "tests/test_thresholds.py; the results table does not record them (a recorded "
+            "tests/solvers/test_thresholds.py; the results table does not record them (a recorded "
             f"`{COLUMN}` column, each ok run's b_1;...;b_(k-1), would decide it)",
             "thresholds not recorded")
     parsed = [parse_thresholds(v) for v in rows[COLUMN]]

@@ -83,7 +83,7 @@ class OrdaucEstimator(BaseEstimator):
 
     _binary_only: ClassVar[bool] = False
     # For scikit-learn's estimator checks, which every registered solver runs
-    # (tests/test_estimator_checks.py): parameters that keep a fit on the checks' tiny data
+    # (tests/solvers/test_estimator_checks.py): parameters that keep a fit on the checks' tiny data
     # quick, and the checks a solver knowingly fails, each with the reason.
     _check_params: ClassVar[dict[str, Any]] = {}
     _known_check_failures: ClassVar[dict[str, str]] = {}

@@ -30,7 +30,7 @@ ASSUMED_MAX_CLASSES = 10
 # scikit-learn's sparse-input checks read the classifier tags of any estimator with
 # predict_proba; ordauc's estimators are not scikit-learn classifiers (-1 marks an unlabeled
 # row), so the baselines with probability outputs fail those two checks. Their sparse input is
-# tested against the dense model in tests/test_ordinal_baselines.py instead.
+# tested against the dense model in tests/solvers/test_ordinal_baselines.py instead.
 PROBA_CHECK_FAILURES = dict.fromkeys(
     ("check_estimator_sparse_array", "check_estimator_sparse_matrix"),
     "predict_proba without scikit-learn classifier tags (-1 marks unlabeled rows)")
