@@ -25,7 +25,7 @@ import runner_solvers  # noqa: E402
 def _calibration_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Dry runs keep their solver calibrations in the session's own cache, not the user's, and
     print no cost estimate (its calibration fits solvers in-process, which tests counting fits
-    would see): tests/experiment/test_estimate.py turns it on where it is the subject."""
+    would see): tests/cost/test_estimate.py turns it on where it is the subject."""
     import os
 
     before = {k: os.environ.get(k) for k in ("ORDAUC_CACHE", "ORDAUC_ESTIMATE")}

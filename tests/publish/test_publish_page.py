@@ -12,13 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from claims_tables import runs, table
+from conftest import REPO
 from test_report_published import _results as published_results
 
 from ordauc.publish.page import _tables_html
 from ordauc.report import html
 from ordauc.report.write import write_report
 
-PACKAGE = Path(__file__).resolve().parents[1] / "ordauc"
+PACKAGE = REPO / "ordauc"
 PREFIXES = ("table_", "published_", "wdl_", "friedman_")  # the page's order before objects
 
 

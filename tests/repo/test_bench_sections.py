@@ -10,8 +10,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import REPO
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCH = REPO / "benchmarks"
 
 
 @pytest.fixture

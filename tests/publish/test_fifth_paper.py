@@ -1,5 +1,5 @@
 """A fifth paper is one folder: its config, claim, figure family and report section register
-through the public seams (tests/fixtures/fifth_paper/, four files), and a tiny study of it is
+through the public seams (tests/publish/fixtures/fifth_paper/, four files), and a tiny study of it is
 run, plotted and reported by the command line with no module of ordauc edited: the figure,
 the section and the claim's verdict are on the study's page."""
 
@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
 FOLDER = Path(__file__).resolve().parent / "fixtures" / "fifth_paper"
-PACKAGE = Path(__file__).resolve().parents[1] / "ordauc"
+PACKAGE = REPO / "ordauc"
 
 
 @pytest.fixture(scope="module")
