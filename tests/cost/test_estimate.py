@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
-from test_runner import STUDY
+from study_helpers import STUDY
 
 from ordauc.config import SolverSpec, TuningSpec
 from ordauc.cost import calibration as cal

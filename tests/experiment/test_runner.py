@@ -10,11 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from runner_solvers import read_fit_log
+from study_helpers import STUDY, snapshot
 
 from ordauc.results.frame import load_results
-
-STUDY = {"datasets": ["breast_cancer"], "resampling": {"n_labeled": [30], "n_unlabeled": [20]},
-         "tuning": {"folds": 3}}
 
 
 def repeats(n: int, **resampling: object) -> dict:
@@ -25,12 +23,6 @@ def repeats(n: int, **resampling: object) -> dict:
 def read_rows(out: Path) -> list[dict[str, str]]:
     with open(out / "results.csv", newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` (relative path -> bytes)."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def by_key(out: Path) -> dict[str, dict[str, str]]:

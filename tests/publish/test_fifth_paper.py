@@ -1,6 +1,6 @@
 """A fifth paper is one folder: its config, claim, figure family and report section register
-through the public seams (tests/publish/fixtures/fifth_paper/, four files), and a tiny study of it is
-run, plotted and reported by the command line with no module of ordauc edited: the figure,
+through the public seams (tests/publish/fixtures/fifth_paper/, four files), and a tiny study of
+it is run, plotted and reported by the command line with no module of ordauc edited: the figure,
 the section and the claim's verdict are on the study's page."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from claims_tables import runs, table
 from conftest import REPO
-from test_report_published import _results as published_results
+from study_helpers import published_results
 
 from ordauc.publish.page import _tables_html
 from ordauc.report import html

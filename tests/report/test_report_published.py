@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO
+from study_helpers import published_results as _results
 
 from ordauc.published_tables import AUC_DCD_TABLE2, TABLES, published_values
 from ordauc.report.compare import compare_published
@@ -19,23 +20,6 @@ from ordauc.report.write import write_report
 
 PAPER = REPO.parent / "shared" / "papers" / "004_fb72647950010b93.txt"
 METHODS = ("oam_inf", "auc_sdcd", "auc_sdcdperm", "auc_msgd")
-
-
-def _results(cells: dict[tuple[str, str, str], list], tuning: dict[str, str] | None = None
-             ) -> pd.DataFrame:
-    """One row per run of each (dataset, label, registry name) cell; a string is the status of
-    a run that did not finish."""
-    rows = []
-    for (dataset, label, name), values in cells.items():
-        for rep, value in enumerate(values):
-            failed = isinstance(value, str)
-            rows.append({"key": f"{dataset}/{label}/r{rep}", "dataset": dataset,
-                         "solver": label, "solver_name": name, "repetition": rep,
-                         "n_labeled": 100, "n_unlabeled": 0,
-                         "tuning": (tuning or {}).get(label, "test"),
-                         "status": value if failed else "ok",
-                         "auc": np.nan if failed else float(value)})
-    return pd.DataFrame(rows)
 
 
 def test_table_2_is_the_papers_text() -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_runner import STUDY, snapshot
+from study_helpers import STUDY, snapshot
 
 from ordauc.experiment.study import default_out
 from ordauc.results import StudyRecord
