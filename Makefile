@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= results
 
-.PHONY: install test test-all quickstart bench bench-report reproduce reproduce-offline lint clean
+.PHONY: install test test-all quickstart bench bench-report reproduce reproduce-offline lint start-trial clean
 
 $(BIN)/ordauc: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,9 @@ reproduce-offline: install  ## the same pipeline on the offline twins into resul
 
 reproduce-%: install  ## one study and the index page, e.g. make reproduce-npsvor_eps
 	$(call pipeline,$*,configs,$(OUT),$(FETCH_FLAGS))
+
+start-trial:  ## the README's Start block as typed, on a fresh clone with no network (about 30 minutes)
+	scripts/start_trial.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -103,3 +103,13 @@ def test_the_start_prose_names_no_bare_ordauc_command() -> None:
     prose = re.sub(r"```.*?```", "", start_section(), flags=re.S)
     bare = [span for span in re.findall(r"`([^`]+)`", prose) if span.startswith("ordauc ")]
     assert bare == []
+
+
+def test_the_start_trial_runs_exactly_the_start_block() -> None:
+    # `make start-trial` (scripts/start_trial.sh) runs the block on a fresh clone with no
+    # network; what it runs must be what the README shows, line for line.
+    import subprocess
+
+    done = subprocess.run([str(REPO / "scripts" / "start_trial.sh"), "--commands"],
+                          capture_output=True, text=True, check=True)
+    assert [shlex.split(line) for line in done.stdout.splitlines()] == start_commands()
