@@ -22,7 +22,7 @@ test: install  ## the fast tests (offline, a few minutes): everything but the `s
 	$(BIN)/pytest -q -m "not slow" -n $(TEST_WORKERS) --dist loadfile
 
 test-all: install  ## every test, the offline twins end to end included (CI runs this)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 lint: install
 	$(BIN)/ruff check ordauc tests benchmarks .ci

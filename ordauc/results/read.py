@@ -77,7 +77,7 @@ def read_snapshot(path: Path) -> Snapshot:
 def _stamp(path: Path) -> tuple[int, int, int] | None:
     try:
         status = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file there (or a file above it)
         return None
     return status.st_ino, status.st_size, status.st_mtime_ns
 
