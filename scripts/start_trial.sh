@@ -21,9 +21,11 @@ git clone -q "$REPO" "$T/clone" && cd "$T/clone" || exit 2
 mkdir -p "$T/home"
 export HOME="$T/home"
 echo "start-trial: fresh clone in $T/clone; ../shared: $(ls -d ../shared 2>/dev/null || echo none)"
-if unshare -rn true 2>/dev/null; then
-    offline() { unshare -rn bash -c "$1"; }
-    echo "start-trial: no network (unshare -rn)"
+if unshare -rn ip link set lo up 2>/dev/null; then
+    # A namespace of its own has no network but its loopback, which a machine without network
+    # still has (tests talk to servers they start on 127.0.0.1): brought up first.
+    offline() { unshare -rn bash -c "ip link set lo up && $1"; }
+    echo "start-trial: no network (unshare -rn, loopback only)"
 else
     offline() { HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 \
         http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 bash -c "$1"; }
