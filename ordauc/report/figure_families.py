@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ordauc.report.registry import Registry
+
 if TYPE_CHECKING:
     from ordauc.report.figdata import AucPanel
     from ordauc.report.palette import Palette
@@ -95,7 +97,8 @@ class FigureFamily:
         return draw
 
 
-FIGURE_FAMILIES: dict[str, FigureFamily] = {}
+FIGURE_FAMILIES: Registry[FigureFamily] = Registry("figure family", "figure families", "draw",
+                                                   "a drawing")
 
 
 def study_stem(directory: Path) -> str:
@@ -107,28 +110,9 @@ def study_stem(directory: Path) -> str:
     return record.stem if record else Path(directory).name
 
 
-def _always(_: PlotStudy) -> bool:
-    return True
-
-
-def figure_family(name: str, *, order: int,
-                  applies_to: Callable[[PlotStudy], bool] = _always
-                  ) -> Callable[[Callable[[PlotStudy], Any]], FigureFamily]:
-    """Register the decorated function as the ``data`` of a figure family ``name``; the
-    family it returns takes its drawing with :meth:`FigureFamily.drawer`. Registering a name
-    twice is an error (two modules would draw over each other's files)."""
-    def register(data: Callable[[PlotStudy], Any]) -> FigureFamily:
-        if name in FIGURE_FAMILIES:
-            raise ValueError(f"figure family {name!r} is registered twice")
-        family = FIGURE_FAMILIES[name] = FigureFamily(name, order, applies_to, data)
-        return family
-
-    return register
-
-
-def families() -> list[FigureFamily]:
-    """Every registered family, in ``order`` (then registration order)."""
-    missing = [f.name for f in FIGURE_FAMILIES.values() if f.draw is None]
-    if missing:
-        raise ValueError(f"figure families without a drawing: {', '.join(missing)}")
-    return sorted(FIGURE_FAMILIES.values(), key=lambda f: f.order)
+# ``figure_family(name, *, order, applies_to=always)``: register the decorated function as the
+# ``data`` of a figure family; the family it returns takes its drawing with
+# :meth:`FigureFamily.drawer`.
+figure_family = FIGURE_FAMILIES.decorator(FigureFamily)
+# Every registered family, in ``order`` (then registration order).
+families = FIGURE_FAMILIES.ordered

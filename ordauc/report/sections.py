@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ordauc.report.registry import Registry
+
 if TYPE_CHECKING:
     from ordauc.report.document import Part
     from ordauc.report.tables import Arranged
@@ -78,31 +80,13 @@ class ReportSection:
         return render
 
 
-REPORT_SECTIONS: dict[str, ReportSection] = {}
+REPORT_SECTIONS: Registry[ReportSection] = Registry("report section", "report sections", "render",
+                                                    "a rendering")
 
 
-def _always(_: ReportStudy) -> bool:
-    return True
-
-
-def report_section(name: str, *, order: int,
-                   applies_to: Callable[[ReportStudy], bool] = _always
-                   ) -> Callable[[Callable[[ReportStudy], Any]], ReportSection]:
-    """Register the decorated function as the ``data`` of a report section ``name``; the
-    section it returns takes its rendering with :meth:`ReportSection.renderer`. A name
-    registered twice is an error."""
-    def register(data: Callable[[ReportStudy], Any]) -> ReportSection:
-        if name in REPORT_SECTIONS:
-            raise ValueError(f"report section {name!r} is registered twice")
-        section = REPORT_SECTIONS[name] = ReportSection(name, order, applies_to, data)
-        return section
-
-    return register
-
-
-def sections() -> list[ReportSection]:
-    """Every registered section, in ``order`` (then registration order)."""
-    missing = [s.name for s in REPORT_SECTIONS.values() if s.render is None]
-    if missing:
-        raise ValueError(f"report sections without a rendering: {', '.join(missing)}")
-    return sorted(REPORT_SECTIONS.values(), key=lambda s: s.order)
+# ``report_section(name, *, order, applies_to=always)``: register the decorated function as
+# the ``data`` of a report section; the section it returns takes its rendering with
+# :meth:`ReportSection.renderer`.
+report_section = REPORT_SECTIONS.decorator(ReportSection)
+# Every registered section, in ``order`` (then registration order).
+sections = REPORT_SECTIONS.ordered
