@@ -31,6 +31,8 @@ resumes after a checkpoint by calling on with the same state array.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 from numba import njit
 
@@ -93,8 +95,8 @@ def reachable_positives(n_pos: int, n_neg: int) -> int:
 
 
 class CrandPairs:
-    """The pair stream of one fit under a ``pair_draw`` option: ``take(m)`` gives the next m
-    pairs as two index arrays (views of a buffer reused from call to call)."""
+    """The pair stream of one fit under a ``pair_draw`` option: ``blocks(m)`` yields the next
+    m pairs as pairs of index arrays (views of a buffer reused from block to block)."""
 
     _BLOCK = 1 << 16  # pairs made per call of the compiled generator
 
@@ -106,7 +108,7 @@ class CrandPairs:
         self._pi = np.empty(self._BLOCK, dtype=np.int64)
         self._pj = np.empty(self._BLOCK, dtype=np.int64)
 
-    def blocks(self, m: int):
+    def blocks(self, m: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """The next m pairs, in blocks of at most 65,536: yields (pi, pj)."""
         while m > 0:
             b = min(m, self._BLOCK)

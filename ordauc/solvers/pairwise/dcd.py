@@ -355,16 +355,17 @@ def crand_shuffle_loop(data: PairData, w: np.ndarray, alpha: np.ndarray, lk: flo
     """``run(start, stop)``: SDCDperm's updates start..stop-1 in the orders of LIBLINEAR's
     shuffle with a 15-bit ``rand()`` (a fresh shuffle each epoch, the generator running on)."""
     k, n_neg = data.n_pairs, data.n_neg
-    order = {"epoch": -1, "index": np.empty(0, dtype=np.int64)}
+    epoch, index = -1, np.empty(0, dtype=np.int64)
 
     def run(start: int, stop: int) -> None:
+        nonlocal epoch, index
         t = start
         while t < stop:
             e, s = divmod(t, k)
-            if order["epoch"] != e:
-                order["epoch"], order["index"] = e, crand_shuffle(state, k)
+            if epoch != e:
+                epoch, index = e, crand_shuffle(state, k)
             m = min(stop - t, k - s)
-            p = order["index"][s:s + m]
+            p = index[s:s + m]
             sdcd_given(data.pos, data.neg, w, alpha, lk, p // n_neg, p % n_neg)
             t += m
     return run
