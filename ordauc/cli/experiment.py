@@ -16,7 +16,7 @@ from ordauc.cli import app
 
 if TYPE_CHECKING:
     from ordauc.config import Config
-    from ordauc.experiment import RunOptions
+    from ordauc.experiment import DryRun, RunOptions
 
 
 @app.command("solvers")
@@ -235,7 +235,7 @@ def _print_dry_run(config: Config, options: RunOptions, estimate: bool = True) -
         _print_estimate(report, options, config)
 
 
-def _print_estimate(report: object, options: RunOptions, config: Config) -> None:
+def _print_estimate(report: DryRun, options: RunOptions, config: Config) -> None:
     """The cost of the cells still to run, per solver and in total, on this machine."""
     import os
 
@@ -244,9 +244,8 @@ def _print_estimate(report: object, options: RunOptions, config: Config) -> None
     from ordauc.experiment.backends import make_backend
     from ordauc.experiment.costing import dry_run_costs
     from ordauc.experiment.preflight import default_memory_limit
-    from ordauc.results.schema import KEPT_STATES, SKIPPED
 
-    todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, SKIPPED)]
+    todo = report.to_run()
     if not todo:
         return
     cores = os.cpu_count() or 1

@@ -9,11 +9,14 @@ cells, split into those to run and those done.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ordauc.cost.estimate import SolverCost
 from ordauc.cost.estimate import dry_run_costs as _dry_run_costs
 from ordauc.cost.fits import Runtime
+
+if TYPE_CHECKING:
+    from ordauc.experiment.runner import DryRun
 
 __all__ = ["dry_run_costs", "empty_cell", "runtime"]
 
@@ -43,14 +46,10 @@ def runtime() -> Runtime:
                    minmax_scaler=minmax_scaler, isolate=run_isolated, empty_cell=empty_cell)
 
 
-def dry_run_costs(report: Any, config: Any, data_dir: str | None,
+def dry_run_costs(report: DryRun, config: Any, data_dir: str | None,
                   memory_share: int | None = None) -> dict[str, SolverCost]:
     """The estimate a dry run prints (:func:`ordauc.cost.estimate.dry_run_costs`) of a
     :class:`~ordauc.experiment.runner.DryRun` ``report``: its cells still to run, rescaled by
     its finished ones."""
-    from ordauc.experiment.runner import KEPT_STATES
-
-    todo = [s.cell for s in report.states if s.state not in (*KEPT_STATES, "skipped")]
-    done = [s.cell for s in report.states if s.state in KEPT_STATES]
-    return _dry_run_costs(todo, done, report.sizes, report.rows, config, data_dir, runtime(),
-                          memory_share)
+    return _dry_run_costs(report.to_run(), report.kept(), report.sizes, report.rows, config,
+                          data_dir, runtime(), memory_share)

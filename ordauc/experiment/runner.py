@@ -212,6 +212,14 @@ class DryRun:
     sizes: dict = field(default_factory=dict)  # split key -> SplitSizes (fetched datasets)
     rows: list = field(default_factory=list)  # the folder's results rows
 
+    def to_run(self) -> list[Cell]:
+        """The cells a run would fit: neither kept in the table nor skipped by the plan."""
+        return [s.cell for s in self.states if s.state not in (*KEPT_STATES, SKIPPED)]
+
+    def kept(self) -> list[Cell]:
+        """The cells whose rows the table already keeps."""
+        return [s.cell for s in self.states if s.state in KEPT_STATES]
+
 
 def dry_run(config: Config, options: RunOptions) -> DryRun:
     """What ``run`` would do; reads the table if there is one and writes nothing.

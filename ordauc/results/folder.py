@@ -38,6 +38,19 @@ _SIDE_NUMBERS = ("repetition", "n_labeled", "n_unlabeled", "iteration", "time_s"
                  "score")
 
 
+class _Member:
+    """A file or subfolder of every study folder, by its name in the schema: on a
+    :class:`StudyFolder` it is that folder's path to it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, folder: StudyFolder | None, owner: type | None = None) -> Path:
+        if folder is None:  # read on the class: the name's own descriptor (introspection)
+            return self  # type: ignore[return-value]
+        return folder.path / self.name
+
+
 @dataclass(frozen=True)
 class StudyFolder:
     """One results folder of ``ordauc run``.
@@ -54,33 +67,13 @@ class StudyFolder:
         object.__setattr__(self, "path", Path(self.path))
 
     # -- where things are ------------------------------------------------------------------
-    @property
-    def results_csv(self) -> Path:
-        return self.path / RESULTS_CSV
-
-    @property
-    def results_parquet(self) -> Path:
-        return self.path / RESULTS_PARQUET
-
-    @property
-    def curves_csv(self) -> Path:
-        return self.path / CURVES_CSV
-
-    @property
-    def tuning_csv(self) -> Path:
-        return self.path / TUNING_CSV
-
-    @property
-    def config_copy(self) -> Path:
-        return self.path / CONFIG_COPY
-
-    @property
-    def study_record(self) -> Path:
-        return self.path / STUDY_RECORD
-
-    @property
-    def logs(self) -> Path:
-        return self.path / LOGS_DIR
+    results_csv = _Member(RESULTS_CSV)
+    results_parquet = _Member(RESULTS_PARQUET)
+    curves_csv = _Member(CURVES_CSV)
+    tuning_csv = _Member(TUNING_CSV)
+    config_copy = _Member(CONFIG_COPY)
+    study_record = _Member(STUDY_RECORD)
+    logs = _Member(LOGS_DIR)
 
     def is_study(self) -> bool:
         """Whether the folder holds a results table (a folder of studies holds none)."""

@@ -37,7 +37,7 @@ def _plain_pairs(est: object, n_pos: int, n_neg: int, m: int) -> tuple[np.ndarra
     rand = PlainRand(int(fit_seed(est.random_state)))
     pi, pj = np.empty(m, dtype=int), np.empty(m, dtype=int)
     for t in range(m):
-        if est.pair_draw == "crand_index":
+        if est.pair_order == "crand_index":
             pi[t], pj[t] = divmod(rand() % (n_pos * n_neg), n_neg)
         else:
             pi[t] = rand() % n_pos
@@ -72,11 +72,11 @@ def test_the_generator_is_microsofts_rand() -> None:
 
 
 # k = 90 * 400 = 36,000 > 32,768: crand_index cannot reach the last positives' pairs.
-@pytest.mark.parametrize("pair_draw", ["crand_index", "crand_pair"])
+@pytest.mark.parametrize("pair_order", ["crand_index", "crand_pair"])
 @pytest.mark.parametrize("cls", [AUCSDCD, AUCMSGD])
-def test_crand_draws_equal_the_plain_reference_on_the_plain_pairs(cls, pair_draw) -> None:
+def test_crand_draws_equal_the_plain_reference_on_the_plain_pairs(cls, pair_order) -> None:
     X, y = _problem(90, 400)
-    est = cls(lam=0.02, n_iter=3000, random_state=11, pair_draw=pair_draw)
+    est = cls(lam=0.02, n_iter=3000, random_state=11, pair_order=pair_order)
     est.fit(X, y, checkpoint=Every(7))  # checkpoints cut the stream at odd places
     data, _ = split_classes(X, y)
     pi, pj = _plain_pairs(est, data.n_pos, data.n_neg, 3000)
@@ -90,7 +90,7 @@ def test_crand_draws_equal_the_plain_reference_on_the_plain_pairs(cls, pair_draw
 def test_crand_index_never_reaches_the_pairs_past_32768() -> None:
     X, y = _problem(90, 400)
     seen = Every(10_000)
-    AUCSDCD(lam=1e-3, n_iter=30_000, random_state=2, pair_draw="crand_index").fit(X, y, seen)
+    AUCSDCD(lam=1e-3, n_iter=30_000, random_state=2, pair_order="crand_index").fit(X, y, seen)
     alpha = seen.duals[-1]
     reach = reachable_positives(90, 400)
     assert reach == 82  # ceil(32768 / 400)
@@ -98,13 +98,13 @@ def test_crand_index_never_reaches_the_pairs_past_32768() -> None:
     assert np.count_nonzero(alpha[:reach].any(axis=1)) > reach // 2
     # the control: the same budget with i and j drawn apart reaches every positive
     seen = Every(10_000)
-    AUCSDCD(lam=1e-3, n_iter=30_000, random_state=2, pair_draw="crand_pair").fit(X, y, seen)
+    AUCSDCD(lam=1e-3, n_iter=30_000, random_state=2, pair_order="crand_pair").fit(X, y, seen)
     assert np.count_nonzero(seen.duals[-1][reach:].any(axis=1)) == 90 - reach
 
 
 def test_crand_shuffle_equals_the_plain_reference_and_visits_every_pair_once() -> None:
     X, y = _problem(9, 40)
-    est = AUCSDCDPerm(lam=0.05, n_iter=2, random_state=4, permutation="crand_shuffle")
+    est = AUCSDCDPerm(lam=0.05, n_iter=2, random_state=4, pair_order="crand_shuffle")
     est.fit(X, y, checkpoint=Every(7))
     data, _ = split_classes(X, y)
     k = data.n_pairs
@@ -119,17 +119,17 @@ def test_crand_shuffle_equals_the_plain_reference_and_visits_every_pair_once() -
 
 def test_the_default_draws_are_untouched_by_the_options() -> None:
     X, y = _problem(30, 60)
-    for cls, option in ((AUCSDCD, "pair_draw"), (AUCMSGD, "pair_draw"),
-                        (AUCSDCDPerm, "permutation")):
+    for cls, other_order in ((AUCSDCD, "crand_index"), (AUCMSGD, "crand_index"),
+                             (AUCSDCDPerm, "crand_shuffle")):
         default = cls(lam=0.05, random_state=3).fit(X, y)
-        assert getattr(default, option) in ("uniform", "feistel")
-        other = cls(lam=0.05, random_state=3,
-                    **{option: "crand_index" if option == "pair_draw" else "crand_shuffle"})
+        assert default.pair_order == "uniform"
+        other = cls(lam=0.05, random_state=3, pair_order=other_order)
         assert not np.array_equal(default.coef_, other.fit(X, y).coef_)
 
 
-@pytest.mark.parametrize("cls,option", [(AUCSDCD, "pair_draw"), (AUCSDCDPerm, "permutation")])
-def test_an_unknown_option_is_refused(cls, option) -> None:
+@pytest.mark.parametrize("cls,wrong", [(AUCSDCD, "crand_shuffle"), (AUCSDCDPerm, "crand_index"),
+                                       (AUCMSGD, "rand")])
+def test_an_order_the_method_does_not_take_is_refused(cls, wrong) -> None:
     X, y = _problem(5, 8)
-    with pytest.raises(ValueError, match=option):
-        cls(**{option: "rand"}).fit(X, y)
+    with pytest.raises(ValueError, match="pair_order"):
+        cls(pair_order=wrong).fit(X, y)

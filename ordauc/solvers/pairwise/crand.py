@@ -41,10 +41,9 @@ _MUL, _INC, _MASK32 = 214013, 2531011, 0xFFFFFFFF
 RAND_MAX = 32767
 
 UNIFORM, CRAND_INDEX, CRAND_PAIR = 0, 1, 2
-# The option values of AUC-SDCD and AUC-MSGD's ``pair_draw``.
+# The values of ``pair_order``: AUC-SDCD's and AUC-MSGD's draws, AUC-SDCDperm's epoch orders.
 PAIR_DRAWS = {"uniform": UNIFORM, "crand_index": CRAND_INDEX, "crand_pair": CRAND_PAIR}
-# The option values of AUC-SDCDperm's ``permutation``.
-PERMUTATION_OPTIONS = ("feistel", "crand_shuffle")
+EPOCH_ORDERS = ("uniform", "crand_shuffle")
 
 
 def crand_state(key: np.uint64) -> np.ndarray:
@@ -95,7 +94,7 @@ def reachable_positives(n_pos: int, n_neg: int) -> int:
 
 
 class CrandPairs:
-    """The pair stream of one fit under a ``pair_draw`` option: ``blocks(m)`` yields the next
+    """The pair stream of one fit under a ``pair_order`` option: ``blocks(m)`` yields the next
     m pairs as pairs of index arrays (views of a buffer reused from block to block)."""
 
     _BLOCK = 1 << 16  # pairs made per call of the compiled generator

@@ -24,7 +24,7 @@ Choices the paper leaves open, common to the three:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -45,8 +45,8 @@ from ordauc.solvers.pairwise._estimator import (
     run_checkpointed,
 )
 from ordauc.solvers.pairwise.crand import (
+    EPOCH_ORDERS,
     PAIR_DRAWS,
-    PERMUTATION_OPTIONS,
     CrandPairs,
     crand_shuffle,
     crand_state,
@@ -62,19 +62,28 @@ def _work_bytes(n_samples: int, n_features: int) -> int:
     return 8 * (4 * int(n_features) + 3 * int(n_samples)) + (1 << 20)
 
 
-class _DrawnPairs(PairwiseEstimator):
-    """AUC-SDCD and AUC-MSGD: the constructor with the ``pair_draw`` option."""
-
-    _parameter_constraints = {**PairwiseEstimator._parameter_constraints,
-                              "pair_draw": [StrOptions(set(PAIR_DRAWS))]}
+class _OrderedPairs(PairwiseEstimator):
+    """The three methods' constructor: the paper's lambda and T, and ``pair_order``, the order
+    in which the updates visit the pairs (each method declares the values it takes)."""
 
     def __init__(self, lam: float = 1e-2, n_iter: int | None = None,
-                 random_state: int | None = None, pair_draw: str = "uniform") -> None:
+                 random_state: int | None = None, pair_order: str = "uniform") -> None:
         super().__init__(lam=lam, n_iter=n_iter, random_state=random_state)
-        self.pair_draw = pair_draw
+        self.pair_order = pair_order
+
+
+def _constraints(pair_orders: Iterable[str]) -> dict:
+    return {**PairwiseEstimator._parameter_constraints,
+            "pair_order": [StrOptions(set(pair_orders))]}
+
+
+class _DrawnPairs(_OrderedPairs):
+    """AUC-SDCD and AUC-MSGD: a pair drawn per update, with replacement."""
+
+    _parameter_constraints = _constraints(PAIR_DRAWS)
 
     def _pairs(self, data: PairData, key: np.uint64) -> CrandPairs:
-        return CrandPairs(crand_state(key), PAIR_DRAWS[self.pair_draw], data.n_pos, data.n_neg)
+        return CrandPairs(crand_state(key), PAIR_DRAWS[self.pair_order], data.n_pos, data.n_neg)
 
 
 class AUCSDCD(_DrawnPairs):
@@ -94,7 +103,7 @@ class AUCSDCD(_DrawnPairs):
     random_state : int or None, default=None
         Seed of the pair stream (:mod:`ordauc.solvers.pairwise.order`); the same seed gives
         :class:`AUCMSGD` the same pairs. None draws a fresh seed.
-    pair_draw : {"uniform", "crand_index", "crand_pair"}, default="uniform"
+    pair_order : {"uniform", "crand_index", "crand_pair"}, default="uniform"
         How the pair of each update is drawn. "uniform" is Algorithm 1 as written (every pair
         equally likely); the other two emulate a C build whose ``rand()`` has 15 bits, one of
         the hypotheses for the paper's Table 2 values (:mod:`ordauc.solvers.pairwise.crand`):
@@ -138,7 +147,7 @@ class AUCSDCD(_DrawnPairs):
         w = np.zeros(data.n_features)
         alpha = np.zeros(k)
         pairs, lk = key_of(key, PAIRS), lam * k
-        drawn = None if self.pair_draw == "uniform" else self._pairs(data, key)
+        drawn = None if self.pair_order == "uniform" else self._pairs(data, key)
         t = 0
 
         def step(budget: int) -> int:
@@ -156,7 +165,7 @@ class AUCSDCD(_DrawnPairs):
         return w, done, done
 
 
-class AUCSDCDPerm(PairwiseEstimator):
+class AUCSDCDPerm(_OrderedPairs):
     """AUC-SDCDperm: dual coordinate descent, each pair once per epoch (Jiang et al., Alg. 2).
 
     Jiang et al. 2014, Algorithm 2: every epoch visits all pairs in a fresh random order.
@@ -185,13 +194,13 @@ class AUCSDCDPerm(PairwiseEstimator):
         The paper's T, the number of epochs (outer loop); None is one epoch (Table 2).
     random_state : int or None, default=None
         Seed of the per-epoch permutations; None draws a fresh seed.
-    permutation : {"feistel", "crand_shuffle"}, default="feistel"
-        How each epoch's random order of the pairs is made. "feistel" is a uniformly random
-        order (below); "crand_shuffle" is LIBLINEAR's shuffle with a 15-bit C ``rand()``
-        (:mod:`ordauc.solvers.pairwise.crand`), where a pair moves at most 32,767 places from
-        its row-major position: the check that the hypothesis which lowers AUC-SDCD and
-        AUC-MSGD would leave this method's values as published. It writes the k pair indices
-        out (8 k bytes, and 8 k more for the duals). Not a default.
+    pair_order : {"uniform", "crand_shuffle"}, default="uniform"
+        How each epoch's random order of the pairs is made. "uniform" is Algorithm 2's random
+        permutation (the Feistel order below); "crand_shuffle" is LIBLINEAR's shuffle with a
+        15-bit C ``rand()`` (:mod:`ordauc.solvers.pairwise.crand`), where a pair moves at most
+        32,767 places from its row-major position: the check that the hypothesis which lowers
+        AUC-SDCD and AUC-MSGD would leave this method's values as published. It writes the k
+        pair indices out (8 k bytes, and 8 k more for the duals). Not a default.
 
     Attributes
     ----------
@@ -216,13 +225,7 @@ class AUCSDCDPerm(PairwiseEstimator):
     meta = SolverMeta(display="AUC-SDCDperm", tasks=("binary",),
                       uses_unlabeled=False, iterative=True, proposed=True)
 
-    _parameter_constraints = {**PairwiseEstimator._parameter_constraints,
-                              "permutation": [StrOptions(set(PERMUTATION_OPTIONS))]}
-
-    def __init__(self, lam: float = 1e-2, n_iter: int | None = None,
-                 random_state: int | None = None, permutation: str = "feistel") -> None:
-        super().__init__(lam=lam, n_iter=n_iter, random_state=random_state)
-        self.permutation = permutation
+    _parameter_constraints = _constraints(EPOCH_ORDERS)
 
     def _epochs(self) -> int:
         return 1 if self.n_iter is None else int(self.n_iter)
@@ -238,7 +241,7 @@ class AUCSDCDPerm(PairwiseEstimator):
         lam, k = float(self.lam), data.n_pairs
         total = self._epochs() * k
         w = np.zeros(data.n_features)
-        if self.permutation == "feistel":
+        if self.pair_order == "uniform":
             alpha = np.zeros(k if self._epochs() > 1 else 0)
             run = sdcdperm_loop(data, w, alpha, lam * k, key_of(key, PERMUTATIONS))
         else:
@@ -288,13 +291,10 @@ class AUCMSGD(_DrawnPairs):
         The paper's T, the number of pair updates; None is T = n+ n- (Table 2).
     random_state : int or None, default=None
         Seed of the pair stream, the one :class:`AUCSDCD` reads; None draws a fresh seed.
-    pair_draw : {"uniform", "crand_index", "crand_pair"}, default="uniform"
-        How the pair of each update is drawn. "uniform" is Algorithm 1 as written (every pair
-        equally likely); the other two emulate a C build whose ``rand()`` has 15 bits, one of
-        the hypotheses for the paper's Table 2 values (:mod:`ordauc.solvers.pairwise.crand`):
-        "crand_index" draws ``rand() % k`` (only the first 32,768 pairs reachable),
-        "crand_pair" draws i and j separately. Not the paper's algorithm: options for the
-        comparison, never a default.
+    pair_order : {"uniform", "crand_index", "crand_pair"}, default="uniform"
+        How the pair of each update is drawn, as for :class:`AUCSDCD`: "uniform" is
+        Algorithm 3 as written; "crand_index" and "crand_pair" are the 15-bit C ``rand()``
+        draws of the Table 2 hypothesis, never a default.
 
     Attributes
     ----------
@@ -329,7 +329,7 @@ class AUCMSGD(_DrawnPairs):
         total = data.n_pairs if self.n_iter is None else int(self.n_iter)
         v = np.zeros(data.n_features)
         pairs = key_of(key, PAIRS)
-        drawn = None if self.pair_draw == "uniform" else self._pairs(data, key)
+        drawn = None if self.pair_order == "uniform" else self._pairs(data, key)
         t = 0
 
         def step(budget: int) -> int:
