@@ -68,6 +68,18 @@ def with_lean(r: Ranking, rule: Callable[[Ranking], str]) -> tuple[str, str | No
     return verdict, None if provisional == UNDECIDABLE else provisional
 
 
+def with_lean_of_two(a: Ranking, b: Ranking, rule: Callable[[Ranking, Ranking], tuple]
+                     ) -> tuple[tuple, str | None]:
+    """``rule``'s result on two rankings (its verdict first) and, where that verdict is
+    UNDECIDABLE, the verdict on both provisional rankings (as :func:`with_lean`)."""
+    result = rule(a, b)
+    pa, pb = a.provisional(), b.provisional()
+    if result[0] != UNDECIDABLE or pa is None or pb is None:
+        return result, None
+    lean = rule(pa, pb)[0]
+    return result, None if lean == UNDECIDABLE else lean
+
+
 def second_or_better(r: Ranking) -> bool | None:
     """NPSVOR's average rank is 1st or 2nd (at most one method strictly ahead)."""
     sure, possible = r.ahead_of(PROPOSED)
@@ -209,12 +221,7 @@ def np_1(study: Study) -> Outcome:
     to fail. Interpretation: "significant" is read through the paper's own post-hoc test."""
     mae = ranking(study.results, "mae")
     time = ranking(study.results, "cv_time_s", stat="median")
-    verdict, parts = _generalization_speed(mae, time)
-    lean = None
-    if verdict == UNDECIDABLE and mae.provisional() is not None and \
-            time.provisional() is not None:
-        lean = _generalization_speed(mae.provisional(), time.provisional())[0]
-        lean = None if lean == UNDECIDABLE else lean
+    (verdict, parts), lean = with_lean_of_two(mae, time, _generalization_speed)
     texts = []
     for name, r in (("generalization (mae)", mae), ("speed (cv_time_s)", time)):
         sure, possible = significantly_ahead(r, CD_BD)
@@ -285,12 +292,7 @@ def np_9(study: Study) -> Outcome:
     critical-difference diagram with NPSVOR as the control algorithm at alpha = 0.05. The
     paper's list of significantly different pairs is not in the text we have."""
     mze, mae = ranking(study.results, "mze"), ranking(study.results, "mae")
-    verdict, places, rejected = _friedman_verdict(mze, mae)
-    lean = None
-    if verdict == UNDECIDABLE and mze.provisional() is not None and \
-            mae.provisional() is not None:
-        lean = _friedman_verdict(mze.provisional(), mae.provisional())[0]
-        lean = None if lean == UNDECIDABLE else lean
+    (verdict, places, rejected), lean = with_lean_of_two(mze, mae, _friedman_verdict)
     texts = []
     for r in (mze, mae):
         _, text = friedman_text(r)
@@ -335,12 +337,7 @@ def np_16(study: Study) -> Outcome:
     Keerthi: "the performance of the ordinal binary decomposition methods is still inferior to
     the threshold methods". Checked on this comparison's ranks."""
     mae, mze = ranking(study.results, "mae"), ranking(study.results, "mze")
-    verdict, found = _threshold_first(mae, mze)
-    lean = None
-    if verdict == UNDECIDABLE and mae.provisional() is not None and \
-            mze.provisional() is not None:
-        lean = _threshold_first(mae.provisional(), mze.provisional())[0]
-        lean = None if lean == UNDECIDABLE else lean
+    (verdict, found), lean = with_lean_of_two(mae, mze, _threshold_first)
     texts, gaps = [], {}
     for r in (mae, mze):
         lo, hi = r.gap(THRESHOLD_MODELS, DECOMPOSITIONS)
