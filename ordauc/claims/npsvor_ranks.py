@@ -73,8 +73,10 @@ def with_lean_of_two(a: Ranking, b: Ranking, rule: Callable[[Ranking, Ranking], 
     """``rule``'s result on two rankings (its verdict first) and, where that verdict is
     UNDECIDABLE, the verdict on both provisional rankings (as :func:`with_lean`)."""
     result = rule(a, b)
+    if result[0] != UNDECIDABLE:  # decided: the provisional rankings are not built
+        return result, None
     pa, pb = a.provisional(), b.provisional()
-    if result[0] != UNDECIDABLE or pa is None or pb is None:
+    if pa is None or pb is None:
         return result, None
     lean = rule(pa, pb)[0]
     return result, None if lean == UNDECIDABLE else lean
